@@ -1,0 +1,110 @@
+# LWP for perf: build, boot and test harness.  See README.md.
+
+# ---- pinned bases (Debian's archive) ---------------------------------------
+# Kernel: Debian's linux-source-6.12 binary package (the vanilla orig of this
+# version is not served; see README.md "Bases").
+LINUX_PKG          := linux-source-6.12
+LINUX_DEB_VERSION  := 6.12.118-1~deb12u1
+LINUX_DEB_SHA256   := 896aff3b39299fa0dd36fef4f5db56ab189182e39abbbb1227dafdc7fcfe3fc3
+# QEMU: Debian's qemu source package, unpacked with Debian's patches.
+QEMU_SRC_VERSION   := 1:7.2+dfsg-7+deb12u18
+QEMU_DSC_SHA256    := 6b6bd27b947ec89e40a1d6b26d9c9f3c698ca691da13163e0483f6061bbb20b3
+QEMU_ORIG_SHA256   := 91aca71520040edc40b8d437aa3004dae614f58e286cf653ee8996c07af2962f
+QEMU_DEBIAN_SHA256 := 28a1c86310ee53b6bf1854cffe6f6be6ed29a08db7d05759f8ac57b8d6a6cb2f
+
+export LINUX_PKG LINUX_DEB_VERSION LINUX_DEB_SHA256
+export QEMU_SRC_VERSION QEMU_DSC_SHA256 QEMU_ORIG_SHA256 QEMU_DEBIAN_SHA256
+
+.PHONY: fetch
+fetch:
+	scripts/fetch-linux.sh
+	scripts/fetch-qemu.sh
+
+# ---- CPU models ---------------------------------------------------------------
+# The LWP CPU: an AMD Family 15h model (Opteron_G5, Piledriver).  QEMU 7.2 hangs
+# Linux on it without +xsaveopt; patches/qemu fixes that (see README.md).
+CPU_LWP   ?= Opteron_G5
+# A CPU without LWP, on which every LWP test must skip cleanly.
+CPU_NOLWP ?= EPYC
+export CPU_LWP CPU_NOLWP
+
+DEBUG ?= 0
+export DEBUG
+ifeq ($(DEBUG),1)
+KVARIANT := debug
+KOUT     := build/kernel-debug
+else
+KVARIANT := plain
+KOUT     := build/kernel
+endif
+QEMU_BIN := build/qemu-build/qemu-system-x86_64
+INITRD   := build/initramfs.cpio.gz
+RUN_QEMU  = scripts/run-qemu.py --qemu $(QEMU_BIN) --kernel $(KOUT)/arch/x86/boot/bzImage \
+	    --initrd $(INITRD)
+
+.DEFAULT_GOAL := help
+.PHONY: help deps tree export qemu-tree qemu-export kernel qemu initramfs \
+	demo shell check lint clean distclean
+
+help:
+	@echo "make demo         build everything, boot, show perf profiling a workload"
+	@echo "make check        lint, checkpatch, build, boot on LWP and non-LWP CPUs, run all suites"
+	@echo "make shell        boot the kernel to an interactive guest shell"
+	@echo "make tree         kernel work tree build/linux = base + patches/linux (git am)"
+	@echo "make export       write build/linux's commits back to patches/linux"
+	@echo "make qemu-tree    QEMU work tree build/qemu = base + patches/qemu"
+	@echo "make qemu-export  write build/qemu's commits back to patches/qemu"
+	@echo "make kernel | qemu | initramfs   build one piece"
+	@echo "make deps         install the Debian packages the harness needs"
+	@echo "Options: DEBUG=1 (KASAN/lockdep kernel), CPU_LWP=..., CPU_NOLWP=..., FORCE=1 (tree/export)"
+
+deps:
+	scripts/deps.sh
+
+# The work trees.  Made on first use; 'make tree' refreshes them from patches/.
+build/linux/.git:
+	@scripts/deps.sh
+	scripts/fetch-linux.sh
+	scripts/series.sh tree linux
+build/qemu/.git:
+	@scripts/deps.sh
+	scripts/fetch-qemu.sh
+	scripts/series.sh tree qemu
+
+tree:
+	@scripts/deps.sh
+	scripts/series.sh tree linux
+export:
+	scripts/series.sh export linux
+qemu-tree:
+	@scripts/deps.sh
+	scripts/series.sh tree qemu
+qemu-export:
+	scripts/series.sh export qemu
+lint:
+	scripts/series.sh lint linux
+	scripts/series.sh lint qemu
+
+kernel: build/linux/.git
+	scripts/build-kernel.sh $(KVARIANT)
+qemu: build/qemu/.git
+	scripts/build-qemu.sh
+initramfs: kernel
+	scripts/build-initramfs.sh $(KOUT) $(INITRD)
+
+demo: qemu initramfs
+	$(RUN_QEMU) --mode demo --cpu $(CPU_LWP) --log build/demo-serial.log --timeout 600
+
+shell: qemu initramfs
+	$(RUN_QEMU) --mode shell --cpu $(CPU_LWP) --log build/shell-serial.log
+
+check:
+	scripts/check.sh
+
+clean:
+	rm -rf build/kernel build/kernel-debug build/qemu-build build/kselftests \
+		build/initramfs.root $(INITRD) build/check
+
+# also drops the work trees: run 'make export' / 'make qemu-export' first
+distclean:
+	rm -rf build

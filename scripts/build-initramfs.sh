@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Build the guest initramfs: static busybox, Debian's perf with its shared
+# library closure, the kselftests built from the kernel tree, and guest/.
+#   build-initramfs.sh KBUILD OUT.cpio.gz
+. "$(dirname "$0")/lib.sh"
+
+kout=${1:?kernel build dir}
+cpio_out=${2:?output}
+src=$BUILD/linux
+root=$BUILD/initramfs.root
+ksel=$BUILD/kselftests
+KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-perf_events x86}
+need_cmd busybox perf cpio gzip rsync gcc
+
+[ -f /bin/busybox ] && file -L /bin/busybox | grep -q 'statically linked' ||
+	die "/bin/busybox is not the static one: run 'make deps' (busybox-static)"
+
+# copy_elf FILE [DEST]: copy FILE and every shared library it needs.
+copy_elf() {
+	local f=$1 dest=${2:-$1} lib
+	mkdir -p "$root$(dirname "$dest")"
+	cp -L "$f" "$root$dest"
+	# mawk has no \s; ldd prints "name => path (addr)" or "path (addr)"
+	ldd "$f" 2>/dev/null | awk '
+		$2 == "=>" && $3 ~ /^\// { print $3; next }
+		$1 ~ /^\// { print $1 }' | while read -r lib; do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+
+kselftests() {
+	rm -rf "$ksel"
+	mkdir -p "$ksel"
+	# run in a subshell: the selftests' make must not see our make's flags
+	env -u MAKEFLAGS -u MFLAGS make -s -C "$src/tools/testing/selftests" \
+		TARGETS="$KSELFTEST_TARGETS" KHDR_INCLUDES="-isystem $kout/usr/include" \
+		O="$ksel/build" INSTALL_PATH="$ksel/install" install >"$ksel/build.log" 2>&1 ||
+		{ tail -40 "$ksel/build.log"; die "building the kselftests failed (log: $ksel/build.log)"; }
+	grep -E 'warning:' "$ksel/build.log" | sort -u | head -20 || true
+}
+
+assemble() {
+	local f
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,root,harness/bin,lib64}
+	cp /bin/busybox "$root/bin/busybox"
+	ln -s busybox "$root/bin/sh"
+	cp "$TOP/guest/init" "$root/init"
+	echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
+	echo "nobody:x:65534:65534:nobody:/:/bin/sh" >>"$root/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+	copy_elf /usr/bin/perf
+	# the project's guest programs: guest/*.c, one program each
+	for f in "$TOP"/guest/*.c; do
+		[ -e "$f" ] || continue
+		gcc -O1 -g -fno-omit-frame-pointer -Wall -Werror \
+			-isystem "$kout/usr/include" -o "$root/harness/bin/$(basename "$f" .c)" "$f"
+		copy_elf "$root/harness/bin/$(basename "$f" .c)" "/harness/bin/$(basename "$f" .c)"
+	done
+	cp -r "$TOP/guest/suites" "$TOP/guest/lib" "$root/harness/"
+	cp "$TOP/guest/demo.sh" "$TOP/guest/kselftest-skip.txt" "$root/harness/"
+	cp -a "$ksel/install" "$root/kselftests"
+	for f in $(find "$root/kselftests" -type f -perm -u+x); do
+		file "$f" | grep -q 'dynamically linked' || continue
+		copy_elf "$f" "${f#"$root"}"
+	done
+	( cd "$root" && find . -print0 | LC_ALL=C sort -z |
+		cpio --quiet --null -o -H newc --owner=0:0 ) | gzip -6 >"$cpio_out.tmp"
+	mv "$cpio_out.tmp" "$cpio_out"
+	echo "initramfs: $(stat -c %s "$cpio_out") bytes gzip, $(du -sb "$root" | cut -f1) bytes unpacked, $(find "$root" | wc -l) entries"
+}
+
+step "build kselftests ($KSELFTEST_TARGETS)" kselftests
+step "assemble initramfs" assemble

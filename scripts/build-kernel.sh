@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Build the kernel from the work tree ($BUILD/linux) out of tree.
+#   build-kernel.sh [debug]
+# Output: $BUILD/kernel[-debug]/arch/x86/boot/bzImage and usr/include (UAPI headers).
+. "$(dirname "$0")/lib.sh"
+
+variant=${1:-plain}
+src=$BUILD/linux
+out=$BUILD/kernel
+frags=("$TOP/configs/harness.config")
+if [ "$variant" = debug ]; then
+	out=$BUILD/kernel-debug
+	frags+=("$TOP/configs/debug.config")
+fi
+[ -f "$src/Makefile" ] || die "no kernel tree at $src: run 'make tree'"
+need_cmd gcc make flex bison bc perl
+mkdir -p "$out"
+
+kmake=(make -C "$src" O="$out" LOCALVERSION= -j"$(nproc)")
+if command -v ccache >/dev/null 2>&1 && [ "${NO_CCACHE:-}" != 1 ]; then
+	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache} CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+	kmake+=(CC="ccache gcc")
+fi
+
+configure() {
+	"${kmake[@]}" -s tinyconfig
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
+	"${kmake[@]}" -s olddefconfig
+	# every line of the fragments must have taken effect
+	local f line sym bad=0
+	for f in "${frags[@]}"; do
+		while IFS= read -r line; do
+			case "$line" in
+			CONFIG_*=*) sym=${line%%=*} ;;
+			"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *} ;;
+			*) continue ;;
+			esac
+			if ! grep -qxF "$line" "$out/.config"; then
+				echo "config: ${f##*/} asks for '$line' but got '$(grep -E "^$sym=|^# $sym is not set" "$out/.config" || echo unset)'" >&2
+				bad=1
+			fi
+		done <"$f"
+	done
+	[ $bad -eq 0 ] || die "kernel config fragments did not apply (dependencies missing?)"
+}
+
+# Re-run the config step only when its inputs change.
+stamp=$out/.harness-config
+want=$(cat "${frags[@]}" "$src/kernel/configs/tiny.config" | sha256sum | cut -d' ' -f1)
+if [ ! -f "$out/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+	step "configure kernel ($variant: tinyconfig + ${frags[*]##*/})" configure
+	echo "$want" >"$stamp"
+fi
+step "build kernel ($variant)" "${kmake[@]}" -s bzImage
+step "install kernel UAPI headers" "${kmake[@]}" -s headers
+ls -l "$out/arch/x86/boot/bzImage" | awk '{print "bzImage: " $5 " bytes"}'

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# make check: lint and checkpatch the series, verify their canonical form,
+# build kernel and QEMU, boot the kernel on the LWP CPU model and on a CPU
+# without LWP, run every guest suite, and print "N passed, N failed".
+. "$(dirname "$0")/lib.sh"
+
+: "${CPU_LWP:?}" "${CPU_NOLWP:?}"
+variant=plain
+[ "${DEBUG:-0}" = 1 ] && variant=debug
+kout=$BUILD/kernel
+[ $variant = debug ] && kout=$BUILD/kernel-debug
+out=$BUILD/check
+mkdir -p "$out"
+results=$out/results.txt
+: >"$results"
+T0=$(date +%s)
+
+record() {	# record PASS|FAIL|SKIP NAME DETAIL
+	printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >>"$results"
+	[ "$1" = FAIL ] && echo "FAIL: $2${3:+: $3}"
+	return 0
+}
+
+# host_test NAME CMD...: one result from a command's exit status; its output
+# is kept in $out/NAME.log and shown on failure.
+host_test() {
+	local name=$1 log rc=0
+	shift
+	log=$out/$(echo "$name" | tr -c 'a-zA-Z0-9_.-' '_').log
+	step "$name" "$@" >"$log" 2>&1 || rc=$?
+	grep '^==> .*: \(done\|FAILED\)' "$log" | tail -1
+	if [ $rc -eq 0 ]; then
+		record PASS "$name"
+	else
+		tail -25 "$log" | sed 's/^/    /'
+		record FAIL "$name" "see $log"
+	fi
+	return $rc
+}
+
+checkpatch_linux() {
+	local f p rc=0 cs
+	cs=/usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt
+	while read -r f; do
+		p=$TOP/patches/linux/$f
+		# checkpatch runs python3 for codespell and the SPDX check: Debian's
+		if PATH=/usr/bin:$PATH perl "$BUILD/linux/scripts/checkpatch.pl" --strict --no-signoff \
+			--codespell --codespellfile="$cs" --root="$BUILD/linux" -q "$p" >"$out/checkpatch.txt" 2>&1; then
+			record PASS "checkpatch --strict: linux/$f"
+		else
+			sed 's/^/    /' "$out/checkpatch.txt" | head -40
+			record FAIL "checkpatch --strict: linux/$f" "$(grep -E '^total:' "$out/checkpatch.txt")"
+			rc=1
+		fi
+	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/linux/series")
+	return $rc
+}
+
+checkpatch_qemu() {
+	local f p rc=0
+	while read -r f; do
+		p=$TOP/patches/qemu/$f
+		if perl "$BUILD/qemu/scripts/checkpatch.pl" --no-signoff -q "$p" >"$out/checkpatch.txt" 2>&1; then
+			record PASS "QEMU checkpatch: qemu/$f"
+		else
+			sed 's/^/    /' "$out/checkpatch.txt" | head -40
+			record FAIL "QEMU checkpatch: qemu/$f" "$(grep -E '^total:' "$out/checkpatch.txt")"
+			rc=1
+		fi
+	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/qemu/series")
+	return $rc
+}
+
+boot() {	# boot LABEL CPU
+	local label=$1 cpu=$2 rc=0
+	note "boot the kernel on $label ($cpu) and run the guest suites"
+	"$TOP/scripts/run-qemu.py" --quiet --qemu "$BUILD/qemu-build/qemu-system-x86_64" \
+		--kernel "$kout/arch/x86/boot/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
+		--cpu "$cpu" --label "$label" --log "$out/serial-$label.log" \
+		--results "$results" --timeout "${GUEST_TIMEOUT:-1200}" ${GUEST_APPEND:+--append "$GUEST_APPEND"} || rc=$?
+	echo "    serial log: $out/serial-$label.log"
+	return 0
+}
+
+"$TOP/scripts/deps.sh"
+
+ok_series=1
+for s in linux qemu; do
+	host_test "series lint: patches/$s" "$TOP/scripts/series.sh" lint $s || ok_series=0
+done
+for s in linux qemu; do
+	host_test "canonical form: patches/$s (git am on the base, re-export unchanged)" \
+		"$TOP/scripts/series.sh" sync $s || ok_series=0
+done
+if [ $ok_series = 1 ]; then
+	checkpatch_linux || true
+	checkpatch_qemu || true
+fi
+
+built=1
+[ $ok_series = 1 ] || { record FAIL "builds" "skipped: the series are broken (see above)"; built=0; }
+if [ $built = 1 ]; then
+	host_test "kernel build ($variant)" "$TOP/scripts/build-kernel.sh" $variant || built=0
+	host_test "QEMU build" "$TOP/scripts/build-qemu.sh" || built=0
+	host_test "initramfs build" "$TOP/scripts/build-initramfs.sh" "$kout" "$BUILD/initramfs.cpio.gz" || built=0
+fi
+if [ $built = 1 ]; then
+	boot lwp-cpu "$CPU_LWP"
+	boot no-lwp-cpu "$CPU_NOLWP"
+fi
+
+note "harness self-tests (bad input gives a clear message and a non-zero exit)"
+if [ $built = 1 ]; then
+	"$TOP/scripts/harness-selftest.sh" "$BUILD/qemu-build/qemu-system-x86_64" \
+		"$kout/arch/x86/boot/bzImage" "$BUILD/initramfs.cpio.gz"
+else
+	"$TOP/scripts/harness-selftest.sh"
+fi | tee -a "$results" | awk -F'\t' '{ printf "    %s %s\n", $1, $2 }'
+
+echo
+echo "Results ($results):"
+awk -F'\t' '$1 == "SKIP" { printf "  skipped: %s (%s)\n", $2, $3 }' "$results"
+awk -F'\t' '$1 == "FAIL" { printf "  FAILED:  %s (%s)\n", $2, $3 }' "$results"
+echo "make check took $(($(date +%s) - T0)) s"
+pass=$(grep -c '^PASS' "$results" || true)
+fail=$(grep -c '^FAIL' "$results" || true)
+skip=$(grep -c '^SKIP' "$results" || true)
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

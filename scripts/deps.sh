@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Install every Debian package the harness needs (one list), if missing.
+#   deps.sh          install what is missing
+#   deps.sh --check  exit 1 if something is missing
+. "$(dirname "$0")/lib.sh"
+
+PKGS=(
+	# kernel build
+	gcc make bc bison flex perl libelf-dev libssl-dev cpio rsync xz-utils
+	# bases from Debian's archive, work trees
+	dpkg-dev git patch
+	# QEMU build (TCG x86_64 system emulator with plugins)
+	meson ninja-build pkg-config python3 libglib2.0-dev libpixman-1-dev
+	zlib1g-dev libfdt-dev
+	# QEMU firmware (the dfsg source carries no blobs)
+	seabios ipxe-qemu qemu-system-data
+	# guest: static busybox, the perf tool; file(1) to sort binaries
+	busybox-static linux-perf file
+	# checks: sparse, codespell and checkpatch's SPDX check
+	sparse codespell python3-ply python3-git
+	# faster rebuilds
+	ccache
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+[ "${1:-}" = --check ] && { echo "missing Debian packages: ${missing[*]}"; exit 1; }
+[ "$(id -u)" -eq 0 ] || die "missing Debian packages: ${missing[*]}
+run 'make deps' as root (or: sudo apt-get install ${missing[*]})"
+note "installing ${missing[*]}"
+t0=$(date +%s)
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null || die "apt-get update failed"
+apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+	die "apt-get install failed for: ${missing[*]}"
+note "installed ${#missing[@]} packages in $(($(date +%s) - t0)) s"

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Boot the test kernel under QEMU TCG and judge the run from the serial log.
+
+Writes the timestamped serial log to --log and, with --results, one line per
+test: "PASS|FAIL|SKIP<TAB>name<TAB>detail".  Exit status: 0 when the guest
+reported success and the log is clean, 1 on a failure, 2 when the guest gave
+no status (panic, hang, timeout).
+"""
+import argparse
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+# Kernel messages that fail a run wherever they appear.
+SPLATS = [
+    r"BUG: ", r"WARNING: ", r"KASAN: ", r"UBSAN: ", r"kernel BUG at",
+    r"Oops: ", r"Kernel panic", r"general protection fault, ",
+    r"possible circular locking dependency", r"possible recursive locking",
+    r"inconsistent lock state", r"suspicious RCU usage", r"lockdep: ",
+    r"unchecked MSR access", r"rcu: INFO: .* detected stall",
+    r"detected stalls on CPUs", r"INFO: task .* blocked for more than",
+    r"soft lockup", r"hard LOCKUP", r"new suspected memory leak",
+    r"Call Trace:",
+]
+SPLAT_RE = re.compile("|".join(SPLATS))
+# a kernel console line (PRINTK_TIME), possibly after user output on that line
+KMSG_RE = re.compile(r"\[\s*\d+\.\d{6}\] (.*)$")
+TAP_RE = re.compile(r"^(not ok|ok)\b\s*(\d+)?\s*(?:- )?(.*)$")
+SUITE_RE = re.compile(r"^HARNESS: suite (\S+) (begin|end)(?: rc=(\d+) seconds=(\S+))?")
+EXIT_RE = re.compile(r"^HARNESS: exit status=(\d+)")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--qemu", required=True)
+    ap.add_argument("--kernel", required=True)
+    ap.add_argument("--initrd", required=True)
+    ap.add_argument("--cpu", required=True)
+    ap.add_argument("--log", required=True)
+    ap.add_argument("--results")
+    ap.add_argument("--label", default="")
+    ap.add_argument("--mode", default="check", choices=["check", "demo", "shell"])
+    ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--smp", default="2")
+    ap.add_argument("--mem", default="1G")
+    ap.add_argument("--append", default="")
+    ap.add_argument("--quiet", action="store_true",
+                    help="print only markers, TAP results and problems")
+    a = ap.parse_args()
+
+    append = ("console=ttyS0 earlyprintk=serial,ttyS0 panic=-1 oops=panic "
+              "loglevel=6 harness.mode=%s %s" % (a.mode, a.append)).strip()
+    cmd = [a.qemu, "-accel", "tcg", "-cpu", a.cpu, "-smp", a.smp, "-m", a.mem,
+           "-no-reboot", "-display", "none", "-vga", "none", "-net", "none",
+           "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+           "-kernel", a.kernel, "-initrd", a.initrd, "-append", append]
+    if a.mode == "shell":
+        cmd += ["-serial", "mon:stdio"]
+        print("booting an interactive guest; Ctrl-A x quits QEMU", flush=True)
+        os.execvp(cmd[0], cmd)
+    cmd += ["-monitor", "none", "-serial", "stdio"]
+
+    label = a.label or a.cpu
+    t0 = time.time()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    timed_out = threading.Event()
+
+    def watchdog():
+        if proc.poll() is None:
+            timed_out.set()
+            os.killpg(proc.pid, signal.SIGKILL)
+
+    timer = threading.Timer(a.timeout, watchdog)
+    timer.start()
+
+    results = []        # (status, name, detail)
+    splats = []
+    suite = None
+    marker_status = None
+    shell_up = None
+    suite_rcs = {}
+    with open(a.log, "w") as log:
+        log.write("# %s\n" % " ".join(cmd))
+        for raw in proc.stdout:
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            now = time.time() - t0
+            log.write("[%8.2f] %s\n" % (now, line))
+            log.flush()
+            show = not a.quiet
+            text = line.replace("\r", "")
+            km = KMSG_RE.search(text)
+            if km:
+                if SPLAT_RE.search(km.group(1)):
+                    splats.append(text)
+                    show = True
+            if text.startswith("HARNESS: "):
+                show = True
+                m = SUITE_RE.match(text)
+                if m:
+                    suite = m.group(1) if m.group(2) == "begin" else None
+                    if m.group(2) == "end":
+                        suite_rcs[m.group(1)] = int(m.group(3))
+                m = EXIT_RE.match(text)
+                if m:
+                    marker_status = int(m.group(1))
+                if text.startswith("HARNESS: shell-up") and shell_up is None:
+                    shell_up = now
+            m = TAP_RE.match(text)
+            if m and suite:
+                show = True
+                detail = m.group(3)
+                name = detail
+                status = "PASS" if m.group(1) == "ok" else "FAIL"
+                sk = re.search(r"#\s*SKIP\b:?\s*(.*)$", detail, re.I)
+                if sk and status == "PASS":
+                    status = "SKIP"
+                    name = detail[:sk.start()].strip()
+                    detail = sk.group(1).strip() or "no reason given"
+                elif "#" in detail:
+                    name = detail.split("#")[0].strip()
+                results.append((status, "%s: %s: %s" % (label, suite, name), detail))
+            if show:
+                print("%s%s" % ("" if a.quiet else "", line), flush=True)
+    rc = proc.wait()
+    timer.cancel()
+    took = time.time() - t0
+
+    # QEMU's isa-debug-exit status is (N << 1) | 1
+    status = None
+    if rc & 1 and rc > 0 and not timed_out.is_set():
+        status = rc >> 1
+    elif marker_status is not None:
+        status = marker_status
+
+    if a.mode == "check":
+        for s, r in suite_rcs.items():
+            if r != 0 and not any(x[0] == "FAIL" and (": %s: " % s) in x[1] for x in results):
+                results.append(("FAIL", "%s: %s" % (label, s), "suite exited %d without a failing test line" % r))
+    if timed_out.is_set():
+        results.append(("FAIL", "%s: guest finished" % label,
+                        "killed after %.0f s timeout (hung guest?); last suite: %s" % (a.timeout, suite)))
+    elif status is None:
+        results.append(("FAIL", "%s: guest finished" % label,
+                        "no exit status (kernel panic or crash?), see %s" % a.log))
+    else:
+        results.append(("PASS" if status == 0 else "FAIL", "%s: guest finished" % label,
+                        "status %d" % status))
+    results.append(("FAIL" if splats else "PASS", "%s: kernel log clean" % label,
+                    "; ".join(splats[:5]) if splats else "no BUG/WARNING/KASAN/UBSAN/lockdep/MSR/RCU reports"))
+    print("host: %s: qemu rc=%d status=%s boot-to-shell=%s total=%.1fs log=%s" %
+          (label, rc, status, "%.1fs" % shell_up if shell_up else "n/a", took, a.log), flush=True)
+    if a.results:
+        with open(a.results, "a") as f:
+            for s, n, d in results:
+                f.write("%s\t%s\t%s\n" % (s, n.replace("\t", " "), d.replace("\t", " ")))
+    if timed_out.is_set() or status is None:
+        return 2
+    return 0 if all(r[0] != "FAIL" for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
