@@ -4,13 +4,16 @@ echo 2 >/proc/sys/kernel/perf_event_paranoid
 cd /tmp
 if [ -d /sys/bus/event_source/devices/lwp ]; then
 	ev=lwp/instructions/
-	period=10007
-	echo "DEMO: profiling with the LWP PMU: perf record -e $ev"
+	period=100003
+	echo "DEMO: profiling with the LWP PMU (event $ev)"
 else
 	ev=cpu-clock
 	period=100000
-	echo "DEMO: no 'lwp' PMU on this kernel/CPU yet, so this demo uses the software event cpu-clock"
+	echo "DEMO: this kernel/CPU has no 'lwp' PMU yet, so the demo uses the software event cpu-clock"
 fi
-set -x
-perf record -e "$ev" -c "$period" -o /tmp/perf.data -- workload || exit 1
-perf report -i /tmp/perf.data --stdio --sort comm,dso,sym 2>&1 | grep -v '^$' | head -30
+echo "DEMO: the workload's func_a, func_b and func_c retire instructions 6:3:1"
+echo "\$ perf record -e $ev -c $period -o /tmp/perf.data -- workload"
+perf record -e "$ev" -c "$period" -o /tmp/perf.data -- workload 2>&1 |
+	grep -v "Couldn't synthesize bpf events" || exit 1
+echo "\$ perf report --stdio --sort comm,dso,sym"
+perf report -i /tmp/perf.data --stdio --sort comm,dso,sym 2>&1 | grep -v '^$' | head -24

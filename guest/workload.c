@@ -4,7 +4,7 @@
  * instructions in a 6:3:1 ratio (the loop bodies are identical), so a
  * profile by instructions must show about 60% / 30% / 10%.
  *
- *   workload [N]   run 6N, 3N and N iterations (default N = 2,000,000)
+ *   workload [N]   run 6N, 3N and N iterations (default N = 5,000,000)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +26,7 @@ __attribute__((noinline)) void func_c(unsigned long n) { LOOP(n); }
 
 int main(int argc, char **argv)
 {
-	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 2000000;
+	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 5000000;
 
 	func_a(6 * n);
 	func_b(3 * n);

@@ -15,13 +15,11 @@ need_cmd busybox perf cpio gzip rsync gcc
 [ -f /bin/busybox ] && file -L /bin/busybox | grep -q 'statically linked' ||
 	die "/bin/busybox is not the static one: run 'make deps' (busybox-static)"
 
-# copy_elf FILE [DEST]: copy FILE and every shared library it needs.
-copy_elf() {
-	local f=$1 dest=${2:-$1} lib
-	mkdir -p "$root$(dirname "$dest")"
-	cp -L "$f" "$root$dest"
+# copy_libs FILE: copy every shared library FILE needs into the root.
+copy_libs() {
+	local lib
 	# mawk has no \s; ldd prints "name => path (addr)" or "path (addr)"
-	ldd "$f" 2>/dev/null | awk '
+	ldd "$1" 2>/dev/null | awk '
 		$2 == "=>" && $3 ~ /^\// { print $3; next }
 		$1 ~ /^\// { print $1 }' | while read -r lib; do
 		[ -e "$root$lib" ] && continue
@@ -30,9 +28,17 @@ copy_elf() {
 	done
 }
 
+# copy_elf FILE: copy FILE (same path) and its libraries.
+copy_elf() {
+	mkdir -p "$root$(dirname "$1")"
+	cp -L "$1" "$root$1"
+	copy_libs "$1"
+}
+
 kselftests() {
-	rm -rf "$ksel"
-	mkdir -p "$ksel"
+	# the build folder is kept, so that an unchanged tree rebuilds nothing
+	rm -rf "$ksel/install"
+	mkdir -p "$ksel/build"
 	# run in a subshell: the selftests' make must not see our make's flags
 	env -u MAKEFLAGS -u MFLAGS make -s -C "$src/tools/testing/selftests" \
 		TARGETS="$KSELFTEST_TARGETS" KHDR_INCLUDES="-isystem $kout/usr/include" \
@@ -52,19 +58,21 @@ assemble() {
 	echo "nobody:x:65534:65534:nobody:/:/bin/sh" >>"$root/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 	copy_elf /usr/bin/perf
+	# the kselftest runner needs GNU timeout (--foreground)
+	copy_elf /usr/bin/timeout
 	# the project's guest programs: guest/*.c, one program each
 	for f in "$TOP"/guest/*.c; do
 		[ -e "$f" ] || continue
 		gcc -O1 -g -fno-omit-frame-pointer -Wall -Werror \
 			-isystem "$kout/usr/include" -o "$root/harness/bin/$(basename "$f" .c)" "$f"
-		copy_elf "$root/harness/bin/$(basename "$f" .c)" "/harness/bin/$(basename "$f" .c)"
+		copy_libs "$root/harness/bin/$(basename "$f" .c)"
 	done
 	cp -r "$TOP/guest/suites" "$TOP/guest/lib" "$root/harness/"
 	cp "$TOP/guest/demo.sh" "$TOP/guest/kselftest-skip.txt" "$root/harness/"
 	cp -a "$ksel/install" "$root/kselftests"
 	for f in $(find "$root/kselftests" -type f -perm -u+x); do
 		file "$f" | grep -q 'dynamically linked' || continue
-		copy_elf "$f" "${f#"$root"}"
+		copy_libs "$f"
 	done
 	( cd "$root" && find . -print0 | LC_ALL=C sort -z |
 		cpio --quiet --null -o -H newc --owner=0:0 ) | gzip -6 >"$cpio_out.tmp"

@@ -22,10 +22,11 @@ PKGS=(
 	ccache
 )
 
+installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${PKGS[@]}" 2>/dev/null |
+	awk '/ install ok installed$/ { print $1 }')
 missing=()
 for p in "${PKGS[@]}"; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing+=("$p")
+	grep -qxF "$p" <<<"$installed" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 [ "${1:-}" = --check ] && { echo "missing Debian packages: ${missing[*]}"; exit 1; }

@@ -54,7 +54,13 @@ def main():
 
     append = ("console=ttyS0 earlyprintk=serial,ttyS0 panic=-1 oops=panic "
               "loglevel=6 harness.mode=%s %s" % (a.mode, a.append)).strip()
-    cmd = [a.qemu, "-accel", "tcg", "-cpu", a.cpu, "-smp", a.smp, "-m", a.mem,
+    # firmware from Debian's seabios, qemu-system-data and ipxe-qemu: the dfsg
+    # source has no blobs, and a binary run from its build folder does not
+    # find a configured --firmwarepath
+    fw = []
+    for d in ("/usr/share/seabios", "/usr/share/qemu", "/usr/lib/ipxe/qemu"):
+        fw += ["-L", d]
+    cmd = [a.qemu] + fw + ["-accel", "tcg", "-cpu", a.cpu, "-smp", a.smp, "-m", a.mem,
            "-no-reboot", "-display", "none", "-vga", "none", "-net", "none",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
            "-kernel", a.kernel, "-initrd", a.initrd, "-append", append]
@@ -84,6 +90,7 @@ def main():
     marker_status = None
     shell_up = None
     suite_rcs = {}
+    last_comment = ""
     with open(a.log, "w") as log:
         log.write("# %s\n" % " ".join(cmd))
         for raw in proc.stdout:
@@ -110,6 +117,8 @@ def main():
                     marker_status = int(m.group(1))
                 if text.startswith("HARNESS: shell-up") and shell_up is None:
                     shell_up = now
+            if text.startswith("#") and text.strip("# \t"):
+                last_comment = text.lstrip("# \t")
             m = TAP_RE.match(text)
             if m and suite:
                 show = True
@@ -120,20 +129,24 @@ def main():
                 if sk and status == "PASS":
                     status = "SKIP"
                     name = detail[:sk.start()].strip()
-                    detail = sk.group(1).strip() or "no reason given"
+                    # the kselftest runner drops the reason; the test's
+                    # own last line usually says it
+                    detail = sk.group(1).strip() or last_comment or "no reason given"
                 elif "#" in detail:
                     name = detail.split("#")[0].strip()
                 results.append((status, "%s: %s: %s" % (label, suite, name), detail))
+                last_comment = ""
             if show:
                 print("%s%s" % ("" if a.quiet else "", line), flush=True)
     rc = proc.wait()
     timer.cancel()
     took = time.time() - t0
 
-    # QEMU's isa-debug-exit status is (N << 1) | 1
+    # The guest writes 0x20 | status to isa-debug-exit, and QEMU exits with
+    # (value << 1) | 1; QEMU's own errors exit with 1.
     status = None
-    if rc & 1 and rc > 0 and not timed_out.is_set():
-        status = rc >> 1
+    if rc > 0 and rc & 1 and (rc >> 1) & 0x20 and not timed_out.is_set():
+        status = (rc >> 1) & 0x1f
     elif marker_status is not None:
         status = marker_status
 
@@ -152,6 +165,9 @@ def main():
                         "status %d" % status))
     results.append(("FAIL" if splats else "PASS", "%s: kernel log clean" % label,
                     "; ".join(splats[:5]) if splats else "no BUG/WARNING/KASAN/UBSAN/lockdep/MSR/RCU reports"))
+    for s, n, d in results:
+        if s == "FAIL":
+            print("FAIL: %s: %s" % (n, d), flush=True)
     print("host: %s: qemu rc=%d status=%s boot-to-shell=%s total=%.1fs log=%s" %
           (label, rc, status, "%.1fs" % shell_up if shell_up else "n/a", took, a.log), flush=True)
     if a.results:

@@ -23,7 +23,11 @@ linux | qemu) ;;
 esac
 tree=$BUILD/$name
 pdir=$TOP/patches/$name
+# "<hash of patches/> <hash of the tree's export>" when the two were last
+# brought in step (tree made from patches/, or patches/ exported from it)
 stamp=$BUILD/.$name.synced
+mk=
+[ "$name" = qemu ] && mk=qemu-
 branch=work
 cover=0000-cover-letter.patch
 
@@ -90,7 +94,7 @@ ensure_base() {
 		"$TOP/scripts/fetch-$name.sh"
 	fi
 	git -C "$tree" rev-parse -q --verify base >/dev/null ||
-		die "$tree has no 'base' tag: remove $tree and run 'make ${name/linux/}tree' again"
+		die "$tree has no 'base' tag: remove $tree and run 'make $mktree' again"
 	tree_git_config "$tree"
 }
 
@@ -151,15 +155,14 @@ apply_series() {
 		fi
 	done < <(series_list)
 	load_description
-	hash_dir "$pdir" >"$stamp"
+	echo "$(hash_dir "$pdir") $(tree_hash)" >"$stamp"
 	echo "$tree: base + $(series_list | wc -l) patches from patches/$name"
 }
 
 do_tree() {
 	ensure_base
-	local th ph st dirty
+	local th ph dirty
 	ph=$(hash_dir "$pdir")
-	st=$(cat "$stamp" 2>/dev/null || true)
 	dirty=$(tree_dirty)
 	if [ "$(git -C "$tree" rev-parse HEAD)" = "$(git -C "$tree" rev-parse base)" ] &&
 		[ -z "$dirty" ]; then
@@ -167,38 +170,46 @@ do_tree() {
 		return
 	fi
 	th=$(tree_hash)
-	if [ "$th" = "$ph" ]; then
+	if [ "$th" = "$ph" ] || [ "$(cat "$stamp" 2>/dev/null)" = "$ph $th" ]; then
 		echo "$tree already holds patches/$name${dirty:+ (and uncommitted changes)}"
-		hash_dir "$pdir" >"$stamp"
 		return
 	fi
 	if [ "${FORCE:-}" != 1 ]; then
 		[ -z "$dirty" ] || die "$tree has uncommitted changes:
 $dirty
-Commit them and 'make ${name/linux/}export', or rerun with FORCE=1 to throw them away."
-		[ "$th" = "$st" ] || die "$tree has commits that are not in patches/$name.
-Run 'make ${name/linux/}export' first, or rerun with FORCE=1 to throw them away."
+Commit them and 'make ${mk}export', or rerun with FORCE=1 to throw them away."
+		tree_unchanged "$th" || die "$tree has commits that are not in patches/$name.
+Run 'make ${mk}export' first, or rerun with FORCE=1 to throw them away."
 	fi
 	apply_series
 }
 
+# tree_unchanged TH: the tree is as it was when last brought in step.
+tree_unchanged() {
+	[ "$1" = "$(cut -d' ' -f2 "$stamp" 2>/dev/null)" ]
+}
+
+# patches_unchanged PH: patches/ is as it was when last brought in step.
+patches_unchanged() {
+	[ "$1" = "$(cut -d' ' -f1 "$stamp" 2>/dev/null)" ]
+}
+
 do_export() {
 	ensure_base
-	local th ph st dirty tmp f
+	local th ph dirty tmp f
 	dirty=$(tree_dirty)
 	[ -z "$dirty" ] || die "$tree has uncommitted changes (commit or stash them first):
 $dirty"
 	ph=$(hash_dir "$pdir")
-	st=$(cat "$stamp" 2>/dev/null || true)
 	th=$(tree_hash)
 	if [ "$th" = "$ph" ]; then
 		echo "patches/$name is up to date"
-		echo "$ph" >"$stamp"
+		echo "$ph $th" >"$stamp"
 		return
 	fi
-	if [ "$ph" != "$st" ] && [ "${FORCE:-}" != 1 ]; then
+	if ! patches_unchanged "$ph" && [ "${FORCE:-}" != 1 ]; then
 		die "patches/$name changed since $tree was made from it (git pull?).
-Run 'make ${name/linux/}tree' to take those changes, or FORCE=1 to overwrite them."
+Run 'make ${mk}tree' to take those changes, or FORCE=1 to overwrite them."
 	fi
 	tmp=$(mktemp -d)
 	export_to "$tmp"
@@ -207,39 +218,36 @@ Run 'make ${name/linux/}tree' to take those changes, or FORCE=1 to overwrite the
 	rm -f "$pdir/$cover"
 	cp "$tmp"/* "$pdir"/
 	rm -rf "$tmp"
-	hash_dir "$pdir" >"$stamp"
+	echo "$(hash_dir "$pdir") $th" >"$stamp"
 	echo "patches/$name: $(series_list | wc -l) patches exported"
-	git -C "$TOP" status --short -- "patches/$name" || true
+	git -C "$TOP" status --short -- "patches/$name" 2>/dev/null || true
 }
 
 # make check: the tree must be exactly the series.
 do_sync() {
 	ensure_base
-	local th ph st dirty tmp
+	local th ph dirty tmp
 	ph=$(hash_dir "$pdir")
-	st=$(cat "$stamp" 2>/dev/null || true)
 	dirty=$(tree_dirty)
+	[ -z "$dirty" ] || die "$tree has uncommitted changes; make check tests patches/$name only.
+Commit and 'make ${mk}export' them, or discard them."
 	th=$(tree_hash)
-	if [ "$th" != "$ph" ]; then
+	if [ "$th" != "$ph" ] && ! { patches_unchanged "$ph" && tree_unchanged "$th"; }; then
 		if [ "$(git -C "$tree" rev-parse HEAD)" = "$(git -C "$tree" rev-parse base)" ] ||
-			[ "$th" = "$st" ]; then
-			[ -z "$dirty" ] || die "$tree has uncommitted changes; make check tests patches/$name only.
-Commit and 'make ${name/linux/}export' them, or discard them."
+			tree_unchanged "$th"; then
 			apply_series
 			th=$(tree_hash)
 		else
-			die "$tree has commits that are not in patches/$name: run 'make ${name/linux/}export' before 'make check'"
+			die "$tree has commits that are not in patches/$name: run 'make ${mk}export' before 'make check'"
 		fi
 	fi
-	[ -z "$dirty" ] || die "$tree has uncommitted changes; make check tests patches/$name only.
-Commit and 'make ${name/linux/}export' them, or discard them."
 	if [ "$th" != "$ph" ]; then
 		tmp=$(mktemp -d)
 		export_to "$tmp"
-		diff -ru "$pdir" "$tmp" | head -40
+		diff -ru "$pdir" "$tmp" | head -40 || true
 		rm -rf "$tmp"
 		die "patches/$name is not in canonical form: re-exporting it changes the files above.
-Run 'make ${name/linux/}tree' then 'make ${name/linux/}export' and commit the result."
+Run 'make ${mk}export' (the tree holds the series) and commit the result."
 	fi
 	echo "patches/$name: applies with git am and re-exports unchanged (canonical)"
 }
