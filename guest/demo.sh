@@ -13,7 +13,9 @@ else
 fi
 echo "DEMO: the workload's func_a, func_b and func_c retire instructions 6:3:1"
 echo "\$ perf record -e $ev -c $period -o /tmp/perf.data -- workload"
-perf record -e "$ev" -c "$period" -o /tmp/perf.data -- workload 2>&1 |
-	grep -v "Couldn't synthesize bpf events" || exit 1
+perf record -e "$ev" -c "$period" -o /tmp/perf.data -- workload >/tmp/record.out 2>&1
+rc=$?
+grep -v "Couldn't synthesize bpf events" /tmp/record.out
+[ $rc -eq 0 ] || exit 1
 echo "\$ perf report --stdio --sort comm,dso,sym"
 perf report -i /tmp/perf.data --stdio --sort comm,dso,sym 2>&1 | grep -v '^$' | head -24
