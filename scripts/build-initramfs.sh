@@ -63,12 +63,15 @@ assemble() {
 	# the project's guest programs: guest/*.c, one program each
 	for f in "$TOP"/guest/*.c; do
 		[ -e "$f" ] || continue
+		# a line "// harness-cflags: ..." in the source adds flags
+		# shellcheck disable=SC2046
 		gcc -O1 -g -fno-omit-frame-pointer -Wall -Werror \
-			-isystem "$kout/usr/include" -o "$root/harness/bin/$(basename "$f" .c)" "$f"
+			-isystem "$kout/usr/include" -o "$root/harness/bin/$(basename "$f" .c)" "$f" \
+			$(sed -n 's|^// harness-cflags:||p' "$f")
 		copy_libs "$root/harness/bin/$(basename "$f" .c)"
 	done
 	cp -r "$TOP/guest/suites" "$TOP/guest/lib" "$root/harness/"
-	cp "$TOP/guest/demo.sh" "$TOP/guest/kselftest-skip.txt" "$root/harness/"
+	cp "$TOP/guest/demo.sh" "$TOP/guest/bench.sh" "$TOP/guest/kselftest-skip.txt" "$root/harness/"
 	cp -a "$ksel/install" "$root/kselftests"
 	for f in $(find "$root/kselftests" -type f -perm -u+x); do
 		file "$f" | grep -q 'dynamically linked' || continue

@@ -43,11 +43,14 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--results")
     ap.add_argument("--label", default="")
-    ap.add_argument("--mode", default="check", choices=["check", "demo", "shell"])
+    ap.add_argument("--mode", default="check", choices=["check", "demo", "shell", "bench"])
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--smp", default="2")
     ap.add_argument("--mem", default="1G")
     ap.add_argument("--append", default="")
+    ap.add_argument("--accel", default="tcg")
+    ap.add_argument("--qemu-arg", action="append", default=[],
+                    help="extra QEMU argument (repeat for each word)")
     ap.add_argument("--quiet", action="store_true",
                     help="print only markers, TAP results and problems")
     a = ap.parse_args()
@@ -60,7 +63,7 @@ def main():
     fw = []
     for d in ("/usr/share/seabios", "/usr/share/qemu", "/usr/lib/ipxe/qemu"):
         fw += ["-L", d]
-    cmd = [a.qemu] + fw + ["-accel", "tcg", "-cpu", a.cpu, "-smp", a.smp, "-m", a.mem,
+    cmd = [a.qemu] + fw + a.qemu_arg + ["-accel", a.accel, "-cpu", a.cpu, "-smp", a.smp, "-m", a.mem,
            "-no-reboot", "-display", "none", "-vga", "none", "-net", "none",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
            "-kernel", a.kernel, "-initrd", a.initrd, "-append", append]

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# make bench: deterministic instruction counts of guest code paths, with the
+# insncount TCG plugin (tools/insncount.c), one vCPU, single-threaded TCG.
+#   bench.sh KBUILD CPU [ROUNDS]
+# Figures (build/bench/results.txt):
+#   - kernel instructions per context switch (pipe ping-pong between two
+#     processes on one CPU, counted between the workload's two markers);
+#   - instructions per switch in the context-switch path's own functions.
+. "$(dirname "$0")/lib.sh"
+
+kout=${1:?kernel build dir}
+cpu=${2:?cpu model}
+rounds=${3:-20000}
+out=$BUILD/bench
+mkdir -p "$out"
+plugin=$out/libinsncount.so
+map=$kout/System.map
+[ -f "$map" ] || die "no $map: build the kernel first"
+
+# sym_range NAME_REGEX: "start end" of the first text symbol matching it
+# (end = the next symbol's address)
+sym_range() {
+	awk -v re="^$1\$" '
+		found { if ($1 != start) { print start, $1; exit } next }
+		$2 ~ /^[tT]$/ && $3 ~ re { start = $1; found = 1 }' "$map"
+}
+
+build_plugin() {
+	gcc -O2 -Wall -Wextra -Wno-unused-parameter -shared -fPIC \
+		-I"$BUILD/qemu/include/qemu" $(pkg-config --cflags glib-2.0) \
+		-o "$plugin" "$TOP/tools/insncount.c"
+}
+step "build the insncount plugin" build_plugin
+
+# the context-switch path: __schedule's own body, the arch switch (FPU and
+# LWP state are switched in __switch_to), the mm switch, and the tail
+args=""
+for s in '__schedule' 'context_switch' '__switch_to_asm' '__switch_to' \
+	 'switch_mm_irqs_off' 'finish_task_switch(\.[a-z]+\.[0-9]+)?'; do
+	r=$(sym_range "$s") || true
+	[ -n "$r" ] || { echo "($s: not a function in this build)"; continue; }
+	name=$(echo "$s" | sed 's/(.*//')
+	args="$args,range=$name:${r% *}:${r#* }"
+done
+marker=$(nm "$BUILD/initramfs.root/harness/bin/pingpong" | awk '$3 == "bench_marker" { print $1 }')
+[ -n "$marker" ] || die "pingpong has no bench_marker symbol"
+
+step "boot $cpu with the plugin, $rounds ping-pong rounds" \
+	"$TOP/scripts/run-qemu.py" --quiet --qemu "$BUILD/qemu-build/qemu-system-x86_64" \
+	--kernel "$kout/arch/x86/boot/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
+	--cpu "$cpu" --smp 1 --accel tcg,thread=single --mode bench \
+	--append "harness.bench=$rounds" --log "$out/serial.log" --timeout 1200 \
+	--qemu-arg=-plugin --qemu-arg="$plugin,marker=$marker,out=$out/counts.txt$args"
+
+switches=$(sed -n 's/.*pingpong: rounds=[0-9]* switches=\([0-9]*\).*/\1/p' "$out/serial.log" | tail -1)
+[ -n "$switches" ] && [ "$switches" -gt 0 ] || die "the guest did not report its context switches (log: $out/serial.log)"
+grep -q '^markers 2$' "$out/counts.txt" || die "the plugin did not see both markers ($out/counts.txt)"
+{
+	echo "# make bench: $(date -u +%F) kernel $(cat "$kout/include/config/kernel.release" 2>/dev/null) cpu $cpu"
+	echo "# pipe ping-pong, $rounds rounds, $switches context switches (getrusage), 1 vCPU"
+	echo "# instructions counted between the workload's markers, per context switch"
+	awk -v sw="$switches" '$1 == "range" { printf "%-22s %12d total  %10.1f per switch\n", $2, $3, $3 / sw }' \
+		"$out/counts.txt"
+} | tee "$out/results.txt"
