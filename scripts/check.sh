@@ -27,6 +27,7 @@ host_test() {
 	local name=$1 log rc=0
 	shift
 	log=$out/$(echo "$name" | tr -c 'a-zA-Z0-9_.-' '_').log
+	note "$name (log: ${log#"$TOP"/})"
 	step "$name" "$@" >"$log" 2>&1 || rc=$?
 	grep '^==> .*: \(done\|FAILED\)' "$log" | tail -1
 	if [ $rc -eq 0 ]; then
