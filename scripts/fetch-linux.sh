@@ -79,7 +79,7 @@ unpack() {
 	)
 	rm -rf "$tree"
 	mv "$tmp/$LINUX_PKG" "$tree"
-	rmdir "$tmp"
+	rm -rf "$tmp"
 	tree_git_config "$tree"
 	echo "base commit $(git -C "$tree" rev-parse base)"
 }

@@ -84,7 +84,7 @@ unpack() {
 	)
 	rm -rf "$tree"
 	mv "$tmp/src" "$tree"
-	rmdir "$tmp"
+	rm -rf "$tmp"
 	tree_git_config "$tree"
 	echo "base commit $(git -C "$tree" rev-parse base) (QEMU $(cat "$tree/VERSION"))"
 }
