@@ -113,6 +113,8 @@ clean:
 	rm -rf build/kernel build/kernel-debug build/qemu-build build/kselftests \
 		build/initramfs.root $(INITRD) build/check
 
-# also drops the work trees: run 'make export' / 'make qemu-export' first
+# also drops the work trees; refuses while they hold unexported work
 distclean:
+	scripts/series.sh safe linux
+	scripts/series.sh safe qemu
 	rm -rf build
