@@ -66,6 +66,31 @@ expect "a QEMU pin the archive lacks is reported" "pinned QEMU base is gone" \
 	env QEMU_SRC_VERSION=1:0.0+bogus-0 QEMU_DSC_SHA256=0 QEMU_ORIG_SHA256=0 QEMU_DEBIAN_SHA256=0 \
 	CACHE=$tmp/cache BUILD=$tmp/build "$TOP/scripts/fetch-qemu.sh"
 
+# The serial-log judge: a kernel warning fails a run whose tests all pass,
+# a failing TAP line fails it, and a clean log passes.
+fake_log() {	# fake_log EXTRA_LINE...
+	echo "HARNESS: shell-up uptime=1.00 kernel=x"
+	echo "HARNESS: suite 10-fake begin"
+	echo "ok 1 something works"
+	printf '%s\n' "$@"
+	echo "HARNESS: suite 10-fake end rc=0 seconds=0.1"
+	echo "HARNESS: exit status=0 uptime=2.00"
+}
+judge() { "$TOP/scripts/run-qemu.py" --quiet --qemu none --kernel none --initrd none --cpu none \
+	--label replay --log "$tmp/replay.log" --replay "$1"; }
+fake_log "[    1.234567] WARNING: CPU: 0 PID: 1 at kernel/foo.c:1 bar+0x0/0x10" >"$tmp/warn.txt"
+expect "a kernel WARNING in the serial log fails the run" "kernel log clean: .*WARNING" judge "$tmp/warn.txt"
+fake_log "user output [    2.000001] unchecked MSR access error: WRMSR to 0xc0000105" >"$tmp/msr.txt"
+expect "an unchecked MSR access in the serial log fails the run" "kernel log clean: .*unchecked MSR access" judge "$tmp/msr.txt"
+fake_log "not ok 2 something else # exit=1" >"$tmp/notok.txt"
+expect "a failing TAP line fails the run" "FAIL: replay: 10-fake: something else" judge "$tmp/notok.txt"
+fake_log "ok 2 optional # SKIP no hardware" >"$tmp/clean.txt"
+if out=$(judge "$tmp/clean.txt" 2>&1); then
+	printf 'PASS\tharness: a clean serial log passes\t%s\n' "$(tail -1 <<<"$out")"
+else
+	printf 'FAIL\tharness: a clean serial log passes\t%s\n' "$(tail -2 <<<"$out" | tr '\n' ' ')"
+fi
+
 if [ $# -eq 3 ]; then
 	expect "a hung guest is killed and reported" "killed after" \
 		"$TOP/scripts/run-qemu.py" --quiet --qemu "$1" --kernel "$2" --initrd "$3" \

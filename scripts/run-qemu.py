@@ -51,6 +51,8 @@ def main():
     ap.add_argument("--accel", default="tcg")
     ap.add_argument("--qemu-arg", action="append", default=[],
                     help="extra QEMU argument (repeat for each word)")
+    ap.add_argument("--replay", metavar="SERIAL_LOG",
+                    help="judge this raw serial output instead of booting (harness self-test)")
     ap.add_argument("--quiet", action="store_true",
                     help="print only markers, TAP results and problems")
     a = ap.parse_args()
@@ -75,6 +77,8 @@ def main():
 
     label = a.label or a.cpu
     t0 = time.time()
+    if a.replay:
+        cmd = ["cat", a.replay]
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
     timed_out = threading.Event()
