@@ -90,8 +90,10 @@ lint:
 	scripts/series.sh lint qemu
 
 kernel: build/linux/.git
+	@scripts/deps.sh
 	scripts/build-kernel.sh $(KVARIANT)
 qemu: build/qemu/.git
+	@scripts/deps.sh
 	scripts/build-qemu.sh
 initramfs: kernel
 	scripts/build-initramfs.sh $(KOUT) $(INITRD)
