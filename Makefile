@@ -47,7 +47,7 @@ RUN_QEMU  = scripts/run-qemu.py --qemu $(QEMU_BIN) --kernel $(KOUT)/arch/x86/boo
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree export qemu-tree qemu-export kernel qemu initramfs \
-	demo shell check bench lint clean distclean
+	demo shell check check-series bench lint clean distclean
 
 help:
 	@echo "make demo         build everything, boot, show perf profiling a workload"
@@ -58,6 +58,7 @@ help:
 	@echo "make qemu-tree    QEMU work tree build/qemu = base + patches/qemu"
 	@echo "make qemu-export  write build/qemu's commits back to patches/qemu"
 	@echo "make kernel | qemu | initramfs   build one piece"
+	@echo "make check-series every kernel patch builds; !CPU_SUP_AMD, !PERF_EVENTS build (slow)"
 	@echo "make bench        instruction counts of the context-switch path (TCG plugin)"
 	@echo "make deps         install the Debian packages the harness needs"
 	@echo "Options: DEBUG=1 (KASAN/lockdep kernel), CPU_LWP=..., CPU_NOLWP=..., FORCE=1 (tree/export)"
@@ -106,6 +107,11 @@ shell: qemu initramfs
 
 check:
 	scripts/check.sh
+
+# slow pre-posting checks: every patch builds; !CPU_SUP_AMD and !PERF_EVENTS build
+check-series: build/linux/.git
+	@scripts/deps.sh
+	scripts/check-series.sh
 
 # deterministic instruction counts (TCG plugin) of the context-switch path
 bench: qemu initramfs

@@ -102,6 +102,18 @@ built=1
 [ $ok_series = 1 ] || { record FAIL "builds" "skipped: the series are broken (see above)"; built=0; }
 if [ $built = 1 ]; then
 	host_test "kernel build ($variant)" "$TOP/scripts/build-kernel.sh" $variant || built=0
+	if [ $built = 1 ]; then
+		note "W=1 + sparse on the C files the kernel series touches"
+		if wout=$("$TOP/scripts/kernel-warnings.py" "$BUILD/linux" "$kout" 2>&1); then
+			case "$wout" in
+			SKIP:*) record SKIP "kernel: no new W=1/sparse warnings" "${wout#SKIP: }" ;;
+			*) record PASS "kernel: no new W=1/sparse warnings" ;;
+			esac
+		else
+			record FAIL "kernel: no new W=1/sparse warnings" "$(echo "$wout" | grep -m3 '^NEW\|failed' | tr '\n' ' ')"
+		fi
+		echo "$wout" | sed 's/^/    /'
+	fi
 	host_test "QEMU build" "$TOP/scripts/build-qemu.sh" || built=0
 	host_test "initramfs build" "$TOP/scripts/build-initramfs.sh" "$kout" "$BUILD/initramfs.cpio.gz" || built=0
 fi
