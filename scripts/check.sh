@@ -39,36 +39,19 @@ host_test() {
 	return $rc
 }
 
-checkpatch_linux() {
-	local f p rc=0 cs
-	cs=/usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt
+# checkpatch SERIES LABEL CMD...: one result per patch of patches/SERIES.
+checkpatch() {
+	local series=$1 label=$2 f rc=0
+	shift 2
 	while read -r f; do
-		p=$TOP/patches/linux/$f
-		# checkpatch runs python3 for codespell and the SPDX check: Debian's
-		if PATH=/usr/bin:$PATH perl "$BUILD/linux/scripts/checkpatch.pl" --strict --no-signoff \
-			--codespell --codespellfile="$cs" --root="$BUILD/linux" -q "$p" >"$out/checkpatch.txt" 2>&1; then
-			record PASS "checkpatch --strict: linux/$f"
+		if "$@" "$TOP/patches/$series/$f" >"$out/checkpatch.txt" 2>&1; then
+			record PASS "$label: $series/$f"
 		else
 			sed 's/^/    /' "$out/checkpatch.txt" | head -40
-			record FAIL "checkpatch --strict: linux/$f" "$(grep -E '^total:' "$out/checkpatch.txt")"
+			record FAIL "$label: $series/$f" "$(grep -E '^total:' "$out/checkpatch.txt")"
 			rc=1
 		fi
-	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/linux/series")
-	return $rc
-}
-
-checkpatch_qemu() {
-	local f p rc=0
-	while read -r f; do
-		p=$TOP/patches/qemu/$f
-		if perl "$BUILD/qemu/scripts/checkpatch.pl" --no-signoff -q "$p" >"$out/checkpatch.txt" 2>&1; then
-			record PASS "QEMU checkpatch: qemu/$f"
-		else
-			sed 's/^/    /' "$out/checkpatch.txt" | head -40
-			record FAIL "QEMU checkpatch: qemu/$f" "$(grep -E '^total:' "$out/checkpatch.txt")"
-			rc=1
-		fi
-	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/qemu/series")
+	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/$series/series")
 	return $rc
 }
 
@@ -94,8 +77,12 @@ for s in linux qemu; do
 		"$TOP/scripts/series.sh" sync $s || ok_series=0
 done
 if [ $ok_series = 1 ]; then
-	checkpatch_linux || true
-	checkpatch_qemu || true
+	# checkpatch runs python3 for codespell and the SPDX check: Debian's
+	PATH=/usr/bin:$PATH checkpatch linux "checkpatch --strict" \
+		perl "$BUILD/linux/scripts/checkpatch.pl" --strict --no-signoff --codespell \
+		--codespellfile=/usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt \
+		--root="$BUILD/linux" -q || true
+	checkpatch qemu "QEMU checkpatch" perl "$BUILD/qemu/scripts/checkpatch.pl" --no-signoff -q || true
 fi
 
 built=1
