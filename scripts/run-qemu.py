@@ -122,6 +122,11 @@ def main():
                 m = EXIT_RE.match(text)
                 if m:
                     marker_status = int(m.group(1))
+                m = re.match(r"HARNESS: kmemleak: (\d+)", text)
+                if m:
+                    n = int(m.group(1))
+                    results.append(("FAIL" if n else "PASS", "%s: kmemleak finds no leak" % label,
+                                    "%d unreferenced objects" % n))
                 if text.startswith("HARNESS: shell-up") and shell_up is None:
                     shell_up = now
             if text.startswith("#") and text.strip("# \t"):
