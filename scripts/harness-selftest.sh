@@ -97,7 +97,7 @@ if [ $# -eq 3 ]; then
 	expect "a hung guest is killed and reported" "killed after" \
 		"$TOP/scripts/run-qemu.py" --quiet --qemu "$1" --kernel "$2" --initrd "$3" \
 		--cpu "${CPU_NOLWP:-EPYC}" --label hang-test --log "$tmp/hang.log" \
-		--results "$tmp/hang.results" --timeout 25 --append harness.mode=hang
+		--results "$tmp/hang.results" --timeout 15 --append harness.mode=hang
 	grep -q 'killed after' "$tmp/hang.results" 2>/dev/null &&
 		sed -n 's/^FAIL\t/    hang-test result: /p' "$tmp/hang.results" >&2
 fi
