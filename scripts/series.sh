@@ -32,11 +32,12 @@ mk=
 branch=work
 cover=0000-cover-letter.patch
 
-# The patch files the series file lists, one a line (comments and blanks
-# dropped).
+# series_list [DIR]: the patch files DIR/series lists, one a line (comments
+# and blanks dropped); DIR defaults to patches/<name>.
 series_list() {
-	[ -f "$pdir/series" ] || return 0
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$pdir/series"
+	local d=${1:-$pdir}
+	[ -f "$d/series" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$d/series"
 }
 
 # hash_dir DIR: a digest of a series as it stands in DIR (series file, cover
@@ -46,10 +47,9 @@ hash_dir() {
 	{
 		[ -f "$d/series" ] && cat "$d/series"
 		[ -f "$d/$cover" ] && cat "$d/$cover"
-		if [ -f "$d/series" ]; then
-			sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$d/series" |
-				while read -r f; do cat "$d/$f" 2>/dev/null || echo "missing $f"; done
-		fi
+		series_list "$d" | while read -r f; do
+			cat "$d/$f" 2>/dev/null || echo "missing $f"
+		done
 	} | sha256sum | cut -d' ' -f1
 }
 
