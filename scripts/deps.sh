@@ -22,7 +22,7 @@ PKGS=(
 	ccache
 )
 
-installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${PKGS[@]}" 2>/dev/null |
+installed=$( (dpkg-query -W -f='${Package} ${Status}\n' "${PKGS[@]}" 2>/dev/null || true) |
 	awk '/ install ok installed$/ { print $1 }')
 missing=()
 for p in "${PKGS[@]}"; do
