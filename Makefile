@@ -118,7 +118,8 @@ bench: qemu initramfs
 	scripts/bench.sh $(KOUT) $(CPU_LWP)
 
 clean:
-	rm -rf build/kernel build/kernel-debug build/qemu-build build/kselftests \
+	rm -rf build/kernel build/kernel-debug build/kernel-bisect build/kernel-noamd \
+		build/kernel-noperf build/qemu-build build/kselftests build/bench \
 		build/initramfs.root $(INITRD) build/check
 
 # also drops the work trees; refuses while they hold unexported work
