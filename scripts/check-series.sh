@@ -57,9 +57,11 @@ for c in $(git -C "$src" rev-list --reverse base..HEAD); do
 	result $rc "builds after '$subj'"
 done
 rc=0
-# CPU_SUP_AMD can only be switched off under PROCESSOR_SELECT
+# CPU_SUP_AMD can only be switched off under PROCESSOR_SELECT, and Hygon
+# selects it
 step "build with CONFIG_CPU_SUP_AMD=n" kbuild "$src" "$BUILD/kernel-noamd" \
-	"CONFIG_PROCESSOR_SELECT=y" "# CONFIG_CPU_SUP_AMD is not set" || rc=$?
+	"CONFIG_PROCESSOR_SELECT=y" "# CONFIG_CPU_SUP_HYGON is not set" \
+	"# CONFIG_CPU_SUP_AMD is not set" || rc=$?
 result $rc "builds with CONFIG_CPU_SUP_AMD=n"
 # x86 selects PERF_EVENTS (arch/x86/Kconfig), so no x86 kernel lacks it; the
 # generic code's !PERF_EVENTS side (stubs in the headers the series touches,
