@@ -56,14 +56,14 @@ checkpatch() {
 }
 
 boot() {	# boot LABEL CPU
-	local label=$1 cpu=$2 rc=0
+	local label=$1 cpu=$2
 	note "boot the kernel on $label ($cpu) and run the guest suites"
 	"$TOP/scripts/run-qemu.py" --quiet --qemu "$BUILD/qemu-build/qemu-system-x86_64" \
 		--kernel "$kout/arch/x86/boot/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
 		--cpu "$cpu" --label "$label" --log "$out/serial-$label.log" \
-		--results "$results" --timeout "${GUEST_TIMEOUT:-1200}" ${GUEST_APPEND:+--append "$GUEST_APPEND"} || rc=$?
+		--results "$results" --timeout "${GUEST_TIMEOUT:-1200}" ${GUEST_APPEND:+--append "$GUEST_APPEND"} || true
+	# the results file holds the verdict
 	echo "    serial log: $out/serial-$label.log"
-	return 0
 }
 
 "$TOP/scripts/deps.sh"

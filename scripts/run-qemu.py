@@ -149,7 +149,7 @@ def main():
                 results.append((status, "%s: %s: %s" % (label, suite, name), detail))
                 last_comment = ""
             if show:
-                print("%s%s" % ("" if a.quiet else "", line), flush=True)
+                print(line, flush=True)
     rc = proc.wait()
     timer.cancel()
     took = time.time() - t0
