@@ -23,7 +23,7 @@ fetch:
 # ---- CPU models ---------------------------------------------------------------
 # The LWP CPU: an AMD Family 15h model (Opteron_G5, Piledriver).  QEMU 7.2 hangs
 # Linux on it without +xsaveopt; patches/qemu fixes that (see README.md).
-CPU_LWP   ?= Opteron_G5
+CPU_LWP   ?= Opteron_G5,+lwp
 # A CPU without LWP, on which every LWP test must skip cleanly.  EPYC
 # (Family 17h, with XSAVE) minus SMAP: QEMU 7.2 TCG does the stack accesses
 # of far RET/CALL/IRET with supervisor rights, which under SMAP makes the

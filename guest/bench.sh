@@ -1,5 +1,9 @@
 #!/bin/sh
-# make bench: the measured guest workloads (the host's insncount plugin
-# counts instructions between the markers).
+# make bench: the measured guest workloads.  "bench.sh ROUNDS": the pipe
+# ping-pong (the host's insncount plugin counts instructions between its
+# markers); "bench.sh speed": the emulator's speed with LWP off and on.
 cd /tmp
-pingpong "${1:-20000}"
+case "$1" in
+speed) lwp-speed ;;
+*) pingpong "${1:-20000}" ;;
+esac

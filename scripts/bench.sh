@@ -5,7 +5,9 @@
 # Figures (build/bench/results.txt):
 #   - kernel instructions per context switch (pipe ping-pong between two
 #     processes on one CPU, counted between the workload's two markers);
-#   - instructions per switch in the context-switch path's own functions.
+#   - instructions per switch in the context-switch path's own functions;
+#   - the emulator's speed running the same loops with LWP off and with LWP
+#     counting (wall clock, interleaved, medians: guest/lwp-speed.c).
 . "$(dirname "$0")/lib.sh"
 
 kout=${1:?kernel build dir}
@@ -62,3 +64,12 @@ grep -q '^markers 2$' "$out/counts.txt" || die "the plugin did not see both mark
 	awk -v sw="$switches" '$1 == "range" { printf "%-22s %12d total  %10.1f per switch\n", $2, $3, $3 / sw }' \
 		"$out/counts.txt"
 } | tee "$out/results.txt"
+
+# The emulator's speed with LWP counting, without the plugin: the same
+# loops with LWP off and on, in one boot (guest/lwp-speed.c).
+step "boot $cpu, emulator speed with LWP off and on" \
+	"$TOP/scripts/run-qemu.py" --quiet --qemu "$BUILD/qemu-build/qemu-system-x86_64" \
+	--kernel "$kout/arch/x86/boot/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
+	--cpu "$cpu" --smp 1 --accel tcg,thread=single --mode bench \
+	--append "harness.bench=speed" --log "$out/serial-speed.log" --timeout 1200
+grep -h 'LWP-SPEED' "$out/serial-speed.log" | sed 's/^\[[ 0-9.]*\] //' | tee -a "$out/results.txt"
