@@ -35,10 +35,16 @@ build_plugin() {
 step "build the insncount plugin" build_plugin
 
 # the context-switch path: __schedule's own body, the arch switch (FPU and
-# LWP state are switched in __switch_to), the mm switch, and the tail
+# LWP state are switched in __switch_to), the mm switch, and the tail; with
+# LWP active also the LWP switch (lwp_switch, its XSAVE/XRSTOR helpers) and
+# the lwp PMU's context-switch work (perf's task sched hooks, the driver's
+# sched_task callback and drain)
 args=""
 for s in '__schedule' 'context_switch' '__switch_to_asm' '__switch_to' \
-	 'switch_mm_irqs_off' 'finish_task_switch(\.[a-z]+\.[0-9]+)?'; do
+	 'switch_mm_irqs_off' 'finish_task_switch(\.[a-z]+\.[0-9]+)?' \
+	 '__switch_to_xtra' 'lwp_switch' 'xsave_lwp' 'xrstor_lwp' \
+	 '__perf_event_task_sched_out' '__perf_event_task_sched_in' \
+	 'lwp_sched_task' 'lwp_drain' 'lwp_apply'; do
 	r=$(sym_range "$s") || true
 	[ -n "$r" ] || { echo "($s: not a function in this build)"; continue; }
 	name=$(echo "$s" | sed 's/(.*//')
@@ -47,23 +53,35 @@ done
 marker=$(nm "$BUILD/initramfs.root/harness/bin/pingpong" | awk '$3 == "bench_marker" { print $1 }')
 [ -n "$marker" ] || die "pingpong has no bench_marker symbol"
 
-step "boot $cpu with the plugin, $rounds ping-pong rounds" \
-	"$TOP/scripts/run-qemu.py" --quiet --qemu "$BUILD/qemu-build/qemu-system-x86_64" \
-	--kernel "$kout/arch/x86/boot/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
-	--cpu "$cpu" --smp 1 --accel tcg,thread=single --mode bench \
-	--append "harness.bench=$rounds" --log "$out/serial.log" --timeout 1200 \
-	--qemu-arg=-plugin --qemu-arg="$plugin,marker=$marker,out=$out/counts.txt$args"
+# pingpong LABEL BENCH_ARG: one boot with the plugin, the figures per switch
+pingpong() {
+	local label=$1 arg=$2 log=$out/serial-$1.log counts=$out/counts-$1.txt
 
-switches=$(sed -n 's/.*pingpong: rounds=[0-9]* switches=\([0-9]*\).*/\1/p' "$out/serial.log" | tail -1)
-[ -n "$switches" ] && [ "$switches" -gt 0 ] || die "the guest did not report its context switches (log: $out/serial.log)"
-grep -q '^markers 2$' "$out/counts.txt" || die "the plugin did not see both markers ($out/counts.txt)"
-{
-	echo "# make bench: $(date -u +%F) kernel $(cat "$kout/include/config/kernel.release" 2>/dev/null) cpu $cpu"
-	echo "# pipe ping-pong, $rounds rounds, $switches context switches (getrusage), 1 vCPU"
-	echo "# instructions counted between the workload's markers, per context switch"
-	awk -v sw="$switches" '$1 == "range" { printf "%-22s %12d total  %10.1f per switch\n", $2, $3, $3 / sw }' \
-		"$out/counts.txt"
-} | tee "$out/results.txt"
+	step "boot $cpu with the plugin, $rounds ping-pong rounds ($label)" \
+		"$TOP/scripts/run-qemu.py" --quiet --qemu "$BUILD/qemu-build/qemu-system-x86_64" \
+		--kernel "$kout/arch/x86/boot/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
+		--cpu "$cpu" --smp 1 --accel tcg,thread=single --mode bench \
+		--append "harness.bench=$arg" --log "$log" --timeout 1200 \
+		--qemu-arg=-plugin --qemu-arg="$plugin,marker=$marker,out=$counts$args"
+
+	switches=$(sed -n 's/.*pingpong: rounds=[0-9]* switches=\([0-9]*\).*/\1/p' "$log" | tail -1)
+	[ -n "$switches" ] && [ "$switches" -gt 0 ] || die "the guest did not report its context switches (log: $log)"
+	grep -q '^markers 2$' "$counts" || die "the plugin did not see both markers ($counts)"
+	{
+		echo "# pipe ping-pong ($label), $rounds rounds, $switches context switches (getrusage), 1 vCPU"
+		echo "# instructions counted between the workload's markers, per context switch"
+		awk -v sw="$switches" '$1 == "range" { printf "%-28s %12d total  %10.1f per switch\n", $2, $3, $3 / sw; t += $3 }
+			END { printf "%-28s %12d total  %10.1f per switch\n", "sum", t, t / sw }' "$counts"
+	} | tee -a "$out/results.txt"
+}
+
+echo "# make bench: $(date -u +%F) kernel $(cat "$kout/include/config/kernel.release" 2>/dev/null) cpu $cpu" |
+	tee "$out/results.txt"
+pingpong plain "$rounds"
+# (b) both processes profiled by the lwp PMU, LWP active in both
+if grep -q ' amd_lwp_pmu_init$' "$map"; then
+	pingpong lwp "lwp:$rounds"
+fi
 
 # The emulator's speed with LWP counting, without the plugin: the same
 # loops with LWP off and on, in one boot (guest/lwp-speed.c).
