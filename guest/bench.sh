@@ -6,6 +6,19 @@
 cd /tmp
 case "$1" in
 speed) lwp-speed ;;
+samples:*)
+	# samples:EVENT:PERIOD:N - the compute loop, sampled with EVENT
+	# ("none": not sampled); prints how many samples perf got
+	set -- $(echo "$1" | tr : ' ')
+	if [ "$2" = none ]; then
+		pingpong loop "$4"
+	else
+		# a perf ring large enough that perf does not wake up and write
+		# during the loop: the count is the kernel's cost of sampling
+		perf record -q -m 1024 -e "$2" -c "$3" -o /tmp/s.data -- pingpong loop "$4"
+		echo "bench: samples=$(perf script -i /tmp/s.data -F ip 2>/dev/null | wc -l)"
+	fi
+	;;
 lwp:*)
 	# both ping-pong processes profiled: LWP active, lwp PMU draining
 	if [ -d /sys/bus/event_source/devices/lwp ]; then

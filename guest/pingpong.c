@@ -8,10 +8,13 @@
  * harness-cflags below) so the plugin can find it.
  *
  *   pingpong [N]   (default 20000)
+ *   pingpong loop N   a compute loop between the markers instead (the cost
+ *                     of sampling it, make bench)
  */
 // harness-cflags: -static -no-pie -Wl,--section-start=.benchmark=0x30000000
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +22,22 @@
 __attribute__((noinline, section(".benchmark"))) void bench_marker(void)
 {
 	asm volatile("" ::: "memory");
+}
+
+/* pingpong loop N: N iterations of a 5-instruction loop between the markers */
+static int loop(long n)
+{
+	unsigned long x = 1;
+	long i;
+
+	bench_marker();
+	for (i = 0; i < n; i++) {
+		x = x * 2862933555777941757UL + 3037000493UL;
+		asm volatile("" : "+r"(x));
+	}
+	bench_marker();
+	printf("pingpong: loop=%ld x=%lu\n", n, x);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -29,6 +48,8 @@ int main(int argc, char **argv)
 	char c = 0;
 	pid_t pid;
 
+	if (argc > 2 && !strcmp(argv[1], "loop"))
+		return loop(strtol(argv[2], NULL, 0));
 	if (pipe(ab) || pipe(ba))
 		return perror("pipe"), 1;
 	pid = fork();

@@ -70,7 +70,9 @@ pingpong() {
 	{
 		echo "# pipe ping-pong ($label), $rounds rounds, $switches context switches (getrusage), 1 vCPU"
 		echo "# instructions counted between the workload's markers, per context switch"
-		awk -v sw="$switches" '$1 == "range" { printf "%-28s %12d total  %10.1f per switch\n", $2, $3, $3 / sw; t += $3 }
+		echo "# (sum: the listed functions, without the kernel and user totals)"
+		awk -v sw="$switches" '$1 == "range" { printf "%-28s %12d total  %10.1f per switch\n", $2, $3, $3 / sw }
+			$1 == "range" && $2 != "kernel" && $2 != "user" { t += $3 }
 			END { printf "%-28s %12d total  %10.1f per switch\n", "sum", t, t / sw }' "$counts"
 	} | tee -a "$out/results.txt"
 }
@@ -81,6 +83,45 @@ pingpong plain "$rounds"
 # (b) both processes profiled by the lwp PMU, LWP active in both
 if grep -q ' amd_lwp_pmu_init$' "$map"; then
 	pingpong lwp "lwp:$rounds"
+fi
+
+# The cost of a sample: the same compute loop unsampled, sampled by
+# lwp/instructions/ and by cpu-clock; guest kernel instructions between the
+# markers, minus the unsampled run's, per sample perf got.
+# sampling LABEL EVENT PERIOD: prints "LABEL KERNEL_INSNS SAMPLES"
+loop_n=20000000
+sampling() {
+	local label=$1 log=$out/serial-samples-$1.log counts=$out/counts-samples-$1.txt n
+
+	"$TOP/scripts/run-qemu.py" --quiet --qemu "$BUILD/qemu-build/qemu-system-x86_64" \
+		--kernel "$kout/arch/x86/boot/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
+		--cpu "$cpu" --smp 1 --accel tcg,thread=single --mode bench \
+		--append "harness.bench=samples:$2:$3:$loop_n" --log "$log" --timeout 1200 \
+		--qemu-arg=-plugin --qemu-arg="$plugin,marker=$marker,out=$counts$args" >/dev/null ||
+		die "the sampling boot ($label) failed (log: $log)"
+	grep -q '^markers 2$' "$counts" || die "the plugin did not see both markers ($counts)"
+	n=$(sed -n 's/.*bench: samples=\([0-9]*\).*/\1/p' "$log" | tail -1)
+	echo "$label $(awk '$1 == "range" && $2 == "kernel" { print $3 }' "$counts") ${n:-0}"
+}
+if grep -q ' amd_lwp_pmu_init$' "$map"; then
+	step "boot $cpu with the plugin, the cost of a sample (lwp vs cpu-clock)" true
+	{
+		sampling none none 0
+		sampling lwp lwp/instructions/ 10007
+		sampling cpu-clock cpu-clock 10000
+	} >"$out/samples.txt"
+	awk -v loop="$loop_n" '
+		{ k[$1] = $2; n[$1] = $3 }
+		END {
+			printf "# the cost of a sample: a %d-iteration loop, guest kernel instructions\n", loop
+			printf "# between the markers beyond the unsampled run (%d), per sample\n", k["none"]
+			for (e in n) if (e != "none" && n[e] > 0) {
+				c[e] = (k[e] - k["none"]) / n[e]
+				printf "SAMPLE-COST %-10s %8d samples %14d kernel insns %10.1f per sample\n", e, n[e], k[e], c[e]
+			}
+			if (c["lwp"] > 0)
+				printf "SAMPLE-COST cpu-clock/lwp per-sample ratio: %.1fx\n", c["cpu-clock"] / c["lwp"]
+		}' "$out/samples.txt" | tee -a "$out/results.txt"
 fi
 
 # The emulator's speed with LWP counting, without the plugin: the same
