@@ -33,15 +33,7 @@
 
 static volatile unsigned long sink;
 
-/* workload.c's loop, unchanged */
-#define LOOP(iters) do {					\
-	unsigned long i, x = 1;					\
-	for (i = 0; i < (iters); i++) {				\
-		x = x * 2862933555777941757UL + 3037000493UL;	\
-		asm volatile("" : "+r"(x));			\
-	}							\
-	sink += x;						\
-} while (0)
+#include "loop.h"
 
 __attribute__((noinline)) void main_loop(unsigned long n) { LOOP(n); }
 __attribute__((noinline)) void thread_loop(unsigned long n) { LOOP(n); }

@@ -11,14 +11,7 @@
 
 static volatile unsigned long sink;
 
-#define LOOP(iters) do {					\
-	unsigned long i, x = 1;					\
-	for (i = 0; i < (iters); i++) {				\
-		x = x * 2862933555777941757UL + 3037000493UL;	\
-		asm volatile("" : "+r"(x));			\
-	}							\
-	sink += x;						\
-} while (0)
+#include "loop.h"
 
 __attribute__((noinline)) void func_a(unsigned long n) { LOOP(n); }
 __attribute__((noinline)) void func_b(unsigned long n) { LOOP(n); }
