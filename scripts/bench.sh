@@ -97,7 +97,8 @@ sampling() {
 		--kernel "$kout/arch/x86/boot/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
 		--cpu "$cpu" --smp 1 --accel tcg,thread=single --mode bench \
 		--append "harness.bench=samples:$2:$3:$loop_n" --log "$log" --timeout 1200 \
-		--qemu-arg=-plugin --qemu-arg="$plugin,marker=$marker,out=$counts$args" >/dev/null ||
+		--qemu-arg=-plugin \
+		--qemu-arg="$plugin,marker=$marker,out=$counts,profile=$out/profile-samples-$1.txt$args" >/dev/null ||
 		die "the sampling boot ($label) failed (log: $log)"
 	grep -q '^markers 2$' "$counts" || die "the plugin did not see both markers ($counts)"
 	n=$(sed -n 's/.*bench: samples=\([0-9]*\).*/\1/p' "$log" | tail -1)
@@ -122,6 +123,15 @@ if grep -q ' amd_lwp_pmu_init$' "$map"; then
 			if (c["lwp"] > 0)
 				printf "SAMPLE-COST cpu-clock/lwp per-sample ratio: %.1fx\n", c["cpu-clock"] / c["lwp"]
 		}' "$out/samples.txt" | tee -a "$out/results.txt"
+	# where a sample's instructions go: the top kernel functions, per sample
+	# (the unsampled run's timer ticks included)
+	for e in lwp cpu-clock; do
+		n=$(awk -v e="$e" '$1 == e { print $3 }' "$out/samples.txt")
+		[ "${n:-0}" -gt 0 ] || continue
+		echo "# $e: kernel functions, instructions per sample"
+		"$TOP/scripts/profile-syms.py" "$map" "$out/profile-samples-$e.txt" "$n" 8 |
+			sed "s/^/SAMPLE-PROFILE $e /"
+	done | tee -a "$out/results.txt"
 fi
 
 # The emulator's speed with LWP counting, without the plugin: the same
