@@ -33,6 +33,9 @@ kbuild() {	# kbuild SRC OUT [config fragment lines...]
 			grep -qxF "$line" "$o/.config" || { echo "config: '$line' did not apply"; return 1; }
 		done
 	fi
+	# a later patch may add Kconfig symbols: take their defaults rather
+	# than let kconfig prompt for them
+	"${km[@]}" olddefconfig
 	"${km[@]}" bzImage
 }
 
