@@ -33,6 +33,9 @@ export CPU_LWP CPU_NOLWP
 
 DEBUG ?= 0
 export DEBUG
+# make check FAST=1: leave out the debug kernel (local iteration; CI runs all)
+FAST ?= 0
+export FAST
 ifeq ($(DEBUG),1)
 KVARIANT := debug
 KOUT     := build/kernel-debug
@@ -51,7 +54,8 @@ RUN_QEMU  = scripts/run-qemu.py --qemu $(QEMU_BIN) --kernel $(KOUT)/arch/x86/boo
 
 help:
 	@echo "make demo         build everything, boot, show perf profiling a workload"
-	@echo "make check        lint, checkpatch, build, boot on LWP and non-LWP CPUs, run all suites"
+	@echo "make check        lint, checkpatch, build, boot on LWP and non-LWP CPUs, run all suites,"
+	@echo "                  then the LWP suites on the debug kernel (KASAN, lockdep, kmemleak, UBSAN)"
 	@echo "make shell        boot the kernel to an interactive guest shell"
 	@echo "make tree         kernel work tree build/linux = base + patches/linux (git am)"
 	@echo "make export       write build/linux's commits back to patches/linux"
@@ -61,7 +65,8 @@ help:
 	@echo "make check-series every kernel patch builds; !CPU_SUP_AMD, !PERF_EVENTS build (slow)"
 	@echo "make bench        instruction counts of the context-switch path (TCG plugin)"
 	@echo "make deps         install the Debian packages the harness needs"
-	@echo "Options: DEBUG=1 (KASAN/lockdep kernel), CPU_LWP=..., CPU_NOLWP=..., FORCE=1 (tree/export)"
+	@echo "Options: FAST=1 (check without the debug kernel), DEBUG=1 (demo/shell/bench on the debug kernel),"
+	@echo "         CPU_LWP=..., CPU_NOLWP=..., FORCE=1 (tree/export)"
 
 deps:
 	scripts/deps.sh

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # make check: lint and checkpatch the series, verify their canonical form,
 # build kernel and QEMU, boot the kernel on the LWP CPU model and on a CPU
-# without LWP, run every guest suite, and print "N passed, N failed".
+# without LWP, run every guest suite, then build the debug kernel (KASAN,
+# lockdep, kmemleak, UBSAN) and run every suite that touches LWP on it, and
+# print "N passed, N failed".  FAST=1 leaves the debug kernel out.
 . "$(dirname "$0")/lib.sh"
 
 : "${CPU_LWP:?}" "${CPU_NOLWP:?}"
 variant=plain
-[ "${DEBUG:-0}" = 1 ] && variant=debug
 kout=$BUILD/kernel
-[ $variant = debug ] && kout=$BUILD/kernel-debug
 out=$BUILD/check
 mkdir -p "$out"
 results=$out/results.txt
@@ -55,13 +55,15 @@ checkpatch() {
 	return $rc
 }
 
-boot() {	# boot LABEL CPU
-	local label=$1 cpu=$2
-	note "boot the kernel on $label ($cpu) and run the guest suites"
+boot() {	# boot LABEL CPU [KERNEL_BUILD_DIR [KERNEL_ARGS [RUN_QEMU_ARGS...]]]
+	local label=$1 cpu=$2 k=${3:-$kout} append=${4:-}
+	shift $(($# < 4 ? $# : 4))
+	note "boot the kernel ${k#"$TOP"/} on $label ($cpu) and run the guest suites"
 	"$TOP/scripts/run-qemu.py" --quiet --qemu "$BUILD/qemu-build/qemu-system-x86_64" \
-		--kernel "$kout/arch/x86/boot/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
+		--kernel "$k/arch/x86/boot/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
 		--cpu "$cpu" --label "$label" --log "$out/serial-$label.log" \
-		--results "$results" --timeout "${GUEST_TIMEOUT:-1200}" ${GUEST_APPEND:+--append "$GUEST_APPEND"} || true
+		--results "$results" --timeout "${GUEST_TIMEOUT:-1200}" \
+		--append "${GUEST_APPEND:-} $append" "$@" || true
 	# the results file holds the verdict
 	echo "    serial log: $out/serial-$label.log"
 }
@@ -107,6 +109,22 @@ fi
 if [ $built = 1 ]; then
 	boot lwp-cpu "$CPU_LWP"
 	boot no-lwp-cpu "$CPU_NOLWP"
+fi
+
+# The debug kernel (configs/debug.config) on the LWP CPU model, with every
+# suite that touches LWP: the emulator conformance suite, the lwp perf suite
+# with Debian's perf, and the series' lwp kselftests.  panic_on_warn=1 makes
+# the first WARN, KASAN or UBSAN report end the run where it happened; the
+# judge also fails on lockdep and kmemleak reports and says which spoke.
+# The initramfs is the plain kernel's: it holds no module and the UAPI
+# headers the programs were built against do not depend on the config.
+if [ "${FAST:-0}" = 1 ]; then
+	record SKIP "debug kernel (KASAN, lockdep, kmemleak, UBSAN)" "FAST=1"
+elif [ $built = 1 ]; then
+	if host_test "kernel build (debug)" "$TOP/scripts/build-kernel.sh" debug; then
+		boot debug-lwp-cpu "$CPU_LWP" "$BUILD/kernel-debug" \
+			"panic_on_warn=1 harness.suites=lwp,kselftests harness.kselftests=lwp" --debug-checks
+	fi
 fi
 
 note "harness self-tests (bad input gives a clear message and a non-zero exit)"

@@ -76,14 +76,68 @@ fake_log() {	# fake_log EXTRA_LINE...
 	echo "HARNESS: suite 10-fake end rc=0 seconds=0.1"
 	echo "HARNESS: exit status=0 uptime=2.00"
 }
-judge() { "$TOP/scripts/run-qemu.py" --quiet --qemu none --kernel none --initrd none --cpu none \
-	--label replay --log "$tmp/replay.log" --replay "$1"; }
+judge() {	# judge SERIAL_LOG [RUN_QEMU_ARGS...]
+	local log=$1
+	shift
+	"$TOP/scripts/run-qemu.py" --quiet --qemu none --kernel none --initrd none --cpu none \
+		--label replay --log "$tmp/replay.log" --replay "$log" "$@"
+}
 fake_log "[    1.234567] WARNING: CPU: 0 PID: 1 at kernel/foo.c:1 bar+0x0/0x10" >"$tmp/warn.txt"
 expect "a kernel WARNING in the serial log fails the run" "kernel log clean: .*WARNING" judge "$tmp/warn.txt"
 fake_log "user output [    2.000001] unchecked MSR access error: WRMSR to 0xc0000105" >"$tmp/msr.txt"
 expect "an unchecked MSR access in the serial log fails the run" "kernel log clean: .*unchecked MSR access" judge "$tmp/msr.txt"
 fake_log "HARNESS: kmemleak: 3 unreferenced objects" >"$tmp/leak.txt"
 expect "a kmemleak report fails the run" "kmemleak finds no leak: 3 unreferenced" judge "$tmp/leak.txt"
+
+# The debug kernel's checkers, as their reports reach the serial console:
+# each must fail a run whose tests all pass, and the verdict must name it.
+fake_log "[   41.102938] ==================================================================" \
+	"[   41.103122] BUG: KASAN: slab-use-after-free in lwp_drain+0x2d4/0x5c0" \
+	"[   41.103540] Read of size 8 at addr ffff888006f1c238 by task lwp_perf_64/211" \
+	"[   41.104001] Call Trace:" \
+	"[   41.104200]  <IRQ>" >"$tmp/kasan.txt"
+expect "a KASAN report fails the run and is named" "kernel log clean: KASAN x1: " judge "$tmp/kasan.txt"
+fake_log "[   12.500001] ======================================================" \
+	"[   12.500102] WARNING: possible circular locking dependency detected" \
+	"[   12.500230] 6.12.118-lwp #1 Not tainted" \
+	"[   12.500391] ------------------------------------------------------" \
+	"[   12.500517] perf/190 is trying to acquire lock:" >"$tmp/lockdep.txt"
+expect "a lockdep report fails the run and is named" "kernel log clean: lockdep x1: " judge "$tmp/lockdep.txt"
+fake_log "[    7.310000] ================================================================================" \
+	"[    7.310321] UBSAN: shift-out-of-bounds in arch/x86/events/amd/lwp.c:233:19" \
+	"[    7.310555] shift exponent 64 is too large for 64-bit type 'long unsigned int'" >"$tmp/ubsan.txt"
+expect "a UBSAN report fails the run and is named" "kernel log clean: UBSAN x1: " judge "$tmp/ubsan.txt"
+fake_log "HARNESS: kmemleak: 1 unreferenced objects" \
+	"unreferenced object 0xffff888004b2e400 (size 128):" \
+	'  comm "lwp_perf_64", pid 207, jiffies 4294912345' \
+	"  backtrace (crc 5a1f09c2):" \
+	"    kmalloc_trace_noprof+0x1d5/0x2c0" >"$tmp/kmemleak.txt"
+expect "a kmemleak report fails the run and is named" "kernel log clean: kmemleak x1: " judge "$tmp/kmemleak.txt"
+fake_log "[    9.000001] BUG: sleeping function called from invalid context at mm/slub.c:4164" >"$tmp/sleep.txt"
+expect "a sleep in atomic context fails the run and is named" "kernel log clean: atomic sleep x1" judge "$tmp/sleep.txt"
+# panic_on_warn: the run ends at the WARN with no exit status at all
+printf '%s\n' "HARNESS: shell-up uptime=1.00 kernel=x" "HARNESS: suite 30-fake begin" "ok 1 first" \
+	"[   20.000001] WARNING: CPU: 1 PID: 300 at arch/x86/events/amd/lwp.c:400 lwp_drain+0x10/0x20" \
+	"[   20.000200] Kernel panic - not syncing: kernel: panic_on_warn set ..." >"$tmp/panic.txt"
+expect "a WARN under panic_on_warn fails the run (no exit status)" "guest finished: no exit status" judge "$tmp/panic.txt"
+# a debug kernel whose checkers are off or went quiet does not pass as clean
+fake_log "HARNESS: debug-checkers debug_locks=1" >"$tmp/noleakscan.txt"
+expect "a debug run without a kmemleak scan fails" "reported no kmemleak scan" judge "$tmp/noleakscan.txt" --debug-checks
+fake_log "HARNESS: debug-checkers debug_locks=0" "HARNESS: kmemleak: 0 unreferenced objects" >"$tmp/lockdepoff.txt"
+expect "a debug run whose lockdep turned off fails" "lockdep still on at the end: debug_locks=0" judge "$tmp/lockdepoff.txt" --debug-checks
+fake_log "HARNESS: debug-checkers debug_locks=1" "HARNESS: kmemleak: off (it disabled itself; see dmesg)" >"$tmp/leakoff.txt"
+expect "a debug run whose kmemleak turned off fails" "kmemleak finds no leak: kmemleak: off" judge "$tmp/leakoff.txt" --debug-checks
+# what a clean debug kernel prints at boot (lockdep's banner names its limits)
+fake_log "[    1.302501] ... MAX_LOCKDEP_SUBCLASSES:  8" "[    1.303493] ... MAX_LOCKDEP_ENTRIES:     32768" \
+	"[    1.304000] kmemleak: Kernel memory leak detector initialized (mem pool available: 15683)" \
+	"HARNESS: debug-checkers debug_locks=1" "HARNESS: kmemleak: 0 unreferenced objects" >"$tmp/debugclean.txt"
+fake_log "[   30.000001] BUG: MAX_LOCKDEP_ENTRIES too low!" >"$tmp/lockdepfull.txt"
+expect "a lockdep table that ran out fails the run and is named" "kernel log clean: lockdep x1" judge "$tmp/lockdepfull.txt"
+if out=$(judge "$tmp/debugclean.txt" --debug-checks 2>&1); then
+	printf 'PASS\tharness: a clean debug-kernel log passes\t%s\n' "$(tail -1 <<<"$out")"
+else
+	printf 'FAIL\tharness: a clean debug-kernel log passes\t%s\n' "$(tail -2 <<<"$out" | tr '\n' ' ')"
+fi
 fake_log "not ok 2 something else # exit=1" >"$tmp/notok.txt"
 expect "a failing TAP line fails the run" "FAIL: replay: 10-fake: something else" judge "$tmp/notok.txt"
 fake_log "ok 2 optional # SKIP no hardware" >"$tmp/clean.txt"

@@ -15,18 +15,40 @@ import sys
 import threading
 import time
 
-# Kernel messages that fail a run wherever they appear.
+# Kernel messages that fail a run wherever they appear, each with the kind of
+# report it starts, so that a failure says which checker spoke.  Order
+# matters: the first match names the kind (a KASAN report starts with "BUG:",
+# most lockdep reports with "WARNING:").
 SPLATS = [
-    r"BUG: ", r"WARNING: ", r"KASAN: ", r"UBSAN: ", r"kernel BUG at",
-    r"Oops: ", r"Kernel panic", r"general protection fault, ",
-    r"possible circular locking dependency", r"possible recursive locking",
-    r"inconsistent lock state", r"suspicious RCU usage", r"lockdep: ",
-    r"unchecked MSR access", r"rcu: INFO: .* detected stall",
-    r"detected stalls on CPUs", r"INFO: task .* blocked for more than",
-    r"soft lockup", r"hard LOCKUP", r"new suspected memory leak",
-    r"Call Trace:",
+    ("KASAN", r"KASAN: "),
+    ("UBSAN", r"UBSAN: "),
+    ("lockdep", r"possible circular locking dependency|possible recursive locking"
+                r"|inconsistent lock state|possible irq lock inversion|bad unlock balance"
+                r"|held lock freed|lock held when returning to user space|lock held at task exit"
+                r"|suspicious RCU usage|lockdep: |BUG: MAX_LOCK|INFO: lockdep is turned off"),
+    ("atomic sleep", r"BUG: sleeping function called from invalid context|BUG: scheduling while atomic"),
+    ("kmemleak", r"new suspected memory leak"),
+    ("SLUB", r"BUG [\w.-]+ \(.*\): "),
+    ("BUG", r"BUG: |kernel BUG at"),
+    ("Oops", r"Oops: |general protection fault, "),
+    ("WARN", r"WARNING: "),
+    ("panic", r"Kernel panic"),
+    ("MSR", r"unchecked MSR access"),
+    ("RCU stall", r"rcu: INFO: .* detected stall|detected stalls on CPUs"),
+    ("hung task", r"INFO: task .* blocked for more than"),
+    ("lockup", r"soft lockup|hard LOCKUP"),
+    # a trace with no report line above it (the reports carry one too)
+    ("trace", r"Call Trace:"),
 ]
-SPLAT_RE = re.compile("|".join(SPLATS))
+SPLAT_RES = [(kind, re.compile(rx)) for kind, rx in SPLATS]
+
+
+def splat_kind(msg):
+    """The kind of report a kernel message starts, or None."""
+    for kind, rx in SPLAT_RES:
+        if rx.search(msg):
+            return kind
+    return None
 # a kernel console line (PRINTK_TIME), possibly after user output on that line
 KMSG_RE = re.compile(r"\[\s*\d+\.\d{6}\] (.*)$")
 TAP_RE = re.compile(r"^(not ok|ok)\b\s*(\d+)?\s*(?:- )?(.*)$")
@@ -53,6 +75,8 @@ def main():
                     help="extra QEMU argument (repeat for each word)")
     ap.add_argument("--replay", metavar="SERIAL_LOG",
                     help="judge this raw serial output instead of booting (harness self-test)")
+    ap.add_argument("--debug-checks", action="store_true",
+                    help="a debug kernel: the guest must report a kmemleak scan and lockdep still on")
     ap.add_argument("--quiet", action="store_true",
                     help="print only markers, TAP results and problems")
     a = ap.parse_args()
@@ -97,6 +121,8 @@ def main():
     marker_status = None
     shell_up = None
     suite_rcs = {}
+    kmemleak_seen = False
+    debug_locks = None
     last_comment = ""
     with open(a.log, "w") as log:
         log.write("# %s\n" % " ".join(cmd))
@@ -109,8 +135,9 @@ def main():
             text = line.replace("\r", "")
             km = KMSG_RE.search(text)
             if km:
-                if SPLAT_RE.search(km.group(1)):
-                    splats.append(text)
+                kind = splat_kind(km.group(1))
+                if kind:
+                    splats.append((kind, text))
                     show = True
             if text.startswith("HARNESS: "):
                 show = True
@@ -122,11 +149,21 @@ def main():
                 m = EXIT_RE.match(text)
                 if m:
                     marker_status = int(m.group(1))
+                m = re.match(r"HARNESS: debug-checkers debug_locks=(\S+)", text)
+                if m:
+                    debug_locks = m.group(1)
+                if text.startswith("HARNESS: kmemleak: "):
+                    kmemleak_seen = True
+                    if not re.match(r"HARNESS: kmemleak: \d+ ", text):
+                        results.append(("FAIL", "%s: kmemleak finds no leak" % label,
+                                        text[len("HARNESS: "):]))
                 m = re.match(r"HARNESS: kmemleak: (\d+)", text)
                 if m:
                     n = int(m.group(1))
                     results.append(("FAIL" if n else "PASS", "%s: kmemleak finds no leak" % label,
                                     "%d unreferenced objects" % n))
+                    if n:
+                        splats.append(("kmemleak", text))
                 if text.startswith("HARNESS: shell-up") and shell_up is None:
                     shell_up = now
             if text.startswith("#") and text.strip("# \t"):
@@ -166,6 +203,14 @@ def main():
         for s, r in suite_rcs.items():
             if r != 0 and not any(x[0] == "FAIL" and (": %s: " % s) in x[1] for x in results):
                 results.append(("FAIL", "%s: %s" % (label, s), "suite exited %d without a failing test line" % r))
+    if a.debug_checks and status is not None:
+        # a debug kernel whose checkers went quiet must not pass as clean
+        if not kmemleak_seen:
+            results.append(("FAIL", "%s: kmemleak finds no leak" % label,
+                            "the guest reported no kmemleak scan (CONFIG_DEBUG_KMEMLEAK off?)"))
+        results.append(("PASS" if debug_locks == "1" else "FAIL", "%s: lockdep still on at the end" % label,
+                        "debug_locks=%s in /proc/lockdep_stats" % debug_locks if debug_locks
+                        else "the guest reported no lockdep state (CONFIG_PROVE_LOCKING off?)"))
     if timed_out.is_set():
         results.append(("FAIL", "%s: guest finished" % label,
                         "killed after %.0f s timeout (hung guest?); last suite: %s" % (a.timeout, suite)))
@@ -175,8 +220,22 @@ def main():
     else:
         results.append(("PASS" if status == 0 else "FAIL", "%s: guest finished" % label,
                         "status %d" % status))
-    results.append(("FAIL" if splats else "PASS", "%s: kernel log clean" % label,
-                    "; ".join(splats[:5]) if splats else "no BUG/WARNING/KASAN/UBSAN/lockdep/MSR/RCU reports"))
+    if splats:
+        # which checkers spoke, in order of first appearance, then the first
+        # line of each kind
+        kinds = []
+        for k, _ in splats:
+            if k not in kinds:
+                kinds.append(k)
+        if len(kinds) > 1 and "trace" in kinds:
+            kinds.remove("trace")
+        first = [next(t for k2, t in splats if k2 == k) for k in kinds]
+        detail = "%s: %s" % (", ".join("%s x%d" % (k, sum(1 for k2, _ in splats if k2 == k))
+                                     for k in kinds), "; ".join(first[:5]))
+        print("host: %s: kernel reports: %s" % (label, ", ".join(kinds)), flush=True)
+    else:
+        detail = "no BUG/WARNING/KASAN/UBSAN/lockdep/kmemleak/MSR/RCU reports"
+    results.append(("FAIL" if splats else "PASS", "%s: kernel log clean" % label, detail))
     for s, n, d in results:
         if s == "FAIL":
             print("FAIL: %s: %s" % (n, d), flush=True)
