@@ -8,14 +8,20 @@ case "$1" in
 speed) lwp-speed ;;
 samples:*)
 	# samples:EVENT:PERIOD:N - the compute loop, sampled with EVENT
-	# ("none": not sampled); prints how many samples perf got
+	# ("none": not sampled) every PERIOD events, or FREQ times a second
+	# for a PERIOD of FFREQ; prints how many samples perf got
 	set -- $(echo "$1" | tr : ' ')
 	if [ "$2" = none ]; then
 		pingpong loop "$4"
 	else
+		case "$3" in
+		F*) rate="-F ${3#F}" ;;
+		*) rate="-c $3" ;;
+		esac
 		# a perf ring large enough that perf does not wake up and write
 		# during the loop: the count is the kernel's cost of sampling
-		perf record -q -m 1024 -e "$2" -c "$3" -o /tmp/s.data -- pingpong loop "$4"
+		# shellcheck disable=SC2086 # rate is two words
+		perf record -q -m 1024 -e "$2" $rate -o /tmp/s.data -- pingpong loop "$4"
 		echo "bench: samples=$(perf script -i /tmp/s.data -F ip 2>/dev/null | wc -l)"
 	fi
 	;;

@@ -109,6 +109,7 @@ if grep -q ' amd_lwp_pmu_init$' "$map"; then
 	{
 		sampling none none 0
 		sampling lwp lwp/instructions/ 10007
+		sampling lwp-freq lwp/instructions/ F4000
 		sampling cpu-clock cpu-clock 10000
 	} >"$out/samples.txt"
 	awk -v loop="$loop_n" '
@@ -125,7 +126,7 @@ if grep -q ' amd_lwp_pmu_init$' "$map"; then
 		}' "$out/samples.txt" | tee -a "$out/results.txt"
 	# where a sample's instructions go: the top kernel functions, per sample
 	# (the unsampled run's timer ticks included)
-	for e in lwp cpu-clock; do
+	for e in lwp lwp-freq cpu-clock; do
 		n=$(awk -v e="$e" '$1 == e { print $3 }' "$out/samples.txt")
 		[ "${n:-0}" -gt 0 ] || continue
 		echo "# $e: kernel functions, instructions per sample"
