@@ -44,6 +44,11 @@ kselftests() {
 		TARGETS="$KSELFTEST_TARGETS" KHDR_INCLUDES="-isystem $kout/usr/include" \
 		O="$ksel/build" INSTALL_PATH="$ksel/install" install >"$ksel/build.log" 2>&1 ||
 		{ tail -40 "$ksel/build.log"; die "building the kselftests failed (log: $ksel/build.log)"; }
+	# the selftests' make goes on past a target that fails to build
+	for t in $KSELFTEST_TARGETS; do
+		[ -d "$ksel/install/$t" ] ||
+			{ grep -B2 -A8 -m3 'error' "$ksel/build.log"; die "building the kselftests of $t failed (log: $ksel/build.log)"; }
+	done
 	grep -E 'warning:' "$ksel/build.log" | sort -u | head -20 || true
 }
 
