@@ -123,7 +123,7 @@ if [ "${FAST:-0}" = 1 ]; then
 elif [ $built = 1 ]; then
 	if host_test "kernel build (debug)" "$TOP/scripts/build-kernel.sh" debug; then
 		boot debug-lwp-cpu "$CPU_LWP" "$BUILD/kernel-debug" \
-			"panic_on_warn=1 harness.suites=lwp,kselftests harness.kselftests=lwp" --debug-checks
+			"panic_on_warn=1 harness.debug=1 harness.suites=lwp,kselftests harness.kselftests=lwp" --debug-checks
 	fi
 fi
 
