@@ -2,15 +2,18 @@
 # make bench: the measured guest workloads.  "bench.sh ROUNDS": the pipe
 # ping-pong (the host's insncount plugin counts instructions between its
 # markers); "bench.sh lwp:ROUNDS": the same under perf record -e
-# lwp/instructions/; "bench.sh speed": the emulator's speed with LWP off and on.
+# lwp/instructions/, "lwpa:ROUNDS" under perf record -a; "bench.sh speed": the emulator's speed with LWP off and on.
 cd /tmp
 case "$1" in
 speed) lwp-speed ;;
 samples:*)
-	# samples:EVENT:PERIOD:N - the compute loop, sampled with EVENT
+	# samples:EVENT:PERIOD:N[:a] - the compute loop, sampled with EVENT
 	# ("none": not sampled) every PERIOD events, or FREQ times a second
-	# for a PERIOD of FFREQ; prints how many samples perf got
+	# for a PERIOD of FFREQ, by a per-task event or with "a" a CPU-wide
+	# one (perf record -a); prints how many samples perf got
 	set -- $(echo "$1" | tr : ' ')
+	scope=
+	[ "$5" = a ] && scope=-a
 	if [ "$2" = none ]; then
 		pingpong loop "$4"
 	else
@@ -20,18 +23,22 @@ samples:*)
 		esac
 		# a perf ring large enough that perf does not wake up and write
 		# during the loop: the count is the kernel's cost of sampling
-		# shellcheck disable=SC2086 # rate is two words
-		perf record -q -m 1024 -e "$2" $rate -o /tmp/s.data -- pingpong loop "$4"
+		# shellcheck disable=SC2086 # rate is two words, scope one or none
+		perf record -q -m 1024 $scope -e "$2" $rate -o /tmp/s.data -- pingpong loop "$4"
 		echo "bench: samples=$(perf script -i /tmp/s.data -F ip 2>/dev/null | wc -l)"
 	fi
 	;;
-lwp:*)
-	# both ping-pong processes profiled: LWP active, lwp PMU draining
+lwp:* | lwpa:*)
+	# both ping-pong processes profiled: LWP active, lwp PMU draining;
+	# lwpa: by a CPU-wide event (perf record -a)
+	scope=
+	case "$1" in lwpa:*) scope=-a ;; esac
 	if [ -d /sys/bus/event_source/devices/lwp ]; then
-		perf record -q -e lwp/instructions/ -c 100003 -o /tmp/pp.data -- pingpong "${1#lwp:}"
+		# shellcheck disable=SC2086 # scope is one word or none
+		perf record -q $scope -e lwp/instructions/ -c 100003 -o /tmp/pp.data -- pingpong "${1#*:}"
 	else
 		echo "bench: no lwp PMU on this CPU"
-		pingpong "${1#lwp:}"
+		pingpong "${1#*:}"
 	fi
 	;;
 *) pingpong "${1:-20000}" ;;

@@ -83,12 +83,15 @@ pingpong plain "$rounds"
 # (b) both processes profiled by the lwp PMU, LWP active in both
 if grep -q ' amd_lwp_pmu_init$' "$map"; then
 	pingpong lwp "lwp:$rounds"
+	# (c) the same, profiled by a CPU-wide event (perf record -a)
+	pingpong lwp-a "lwpa:$rounds"
 fi
 
 # The cost of a sample: the same compute loop unsampled, sampled by
 # lwp/instructions/ and by cpu-clock; guest kernel instructions between the
 # markers, minus the unsampled run's, per sample perf got.
-# sampling LABEL EVENT PERIOD: prints "LABEL KERNEL_INSNS SAMPLES"
+# sampling LABEL EVENT PERIOD [a]: prints "LABEL KERNEL_INSNS SAMPLES"
+# (a: a CPU-wide event, perf record -a)
 loop_n=20000000
 sampling() {
 	local label=$1 log=$out/serial-samples-$1.log counts=$out/counts-samples-$1.txt n
@@ -96,7 +99,7 @@ sampling() {
 	"$TOP/scripts/run-qemu.py" --quiet --qemu "$BUILD/qemu-build/qemu-system-x86_64" \
 		--kernel "$kout/arch/x86/boot/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
 		--cpu "$cpu" --smp 1 --accel tcg,thread=single --mode bench \
-		--append "harness.bench=samples:$2:$3:$loop_n" --log "$log" --timeout 1200 \
+		--append "harness.bench=samples:$2:$3:$loop_n${4:+:$4}" --log "$log" --timeout 1200 \
 		--qemu-arg=-plugin \
 		--qemu-arg="$plugin,marker=$marker,out=$counts,profile=$out/profile-samples-$1.txt$args" >/dev/null ||
 		die "the sampling boot ($label) failed (log: $log)"
@@ -109,6 +112,7 @@ if grep -q ' amd_lwp_pmu_init$' "$map"; then
 	{
 		sampling none none 0
 		sampling lwp lwp/instructions/ 10007
+		sampling lwp-a lwp/instructions/ 10007 a
 		sampling lwp-freq lwp/instructions/ F4000
 		sampling cpu-clock cpu-clock 10000
 	} >"$out/samples.txt"
@@ -121,12 +125,14 @@ if grep -q ' amd_lwp_pmu_init$' "$map"; then
 				c[e] = (k[e] - k["none"]) / n[e]
 				printf "SAMPLE-COST %-10s %8d samples %14d kernel insns %10.1f per sample\n", e, n[e], k[e], c[e]
 			}
-			if (c["lwp"] > 0)
+			if (c["lwp"] > 0) {
 				printf "SAMPLE-COST cpu-clock/lwp per-sample ratio: %.1fx\n", c["cpu-clock"] / c["lwp"]
+				printf "SAMPLE-COST lwp -a/per-task per-sample ratio: %.3f\n", c["lwp-a"] / c["lwp"]
+			}
 		}' "$out/samples.txt" | tee -a "$out/results.txt"
 	# where a sample's instructions go: the top kernel functions, per sample
 	# (the unsampled run's timer ticks included)
-	for e in lwp lwp-freq cpu-clock; do
+	for e in lwp lwp-a lwp-freq cpu-clock; do
 		n=$(awk -v e="$e" '$1 == e { print $3 }' "$out/samples.txt")
 		[ "${n:-0}" -gt 0 ] || continue
 		echo "# $e: kernel functions, instructions per sample"
