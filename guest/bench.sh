@@ -7,13 +7,16 @@ cd /tmp
 case "$1" in
 speed) lwp-speed ;;
 samples:*)
-	# samples:EVENT:PERIOD:N[:a] - the compute loop, sampled with EVENT
-	# ("none": not sampled) every PERIOD events, or FREQ times a second
-	# for a PERIOD of FFREQ, by a per-task event or with "a" a CPU-wide
-	# one (perf record -a); prints how many samples perf got
+	# samples:EVENT:PERIOD:N[:a|:c] - the compute loop, sampled with
+	# EVENT ("none": not sampled) every PERIOD events, or FREQ times a
+	# second for a PERIOD of FFREQ, by a per-task event, with "a" by a
+	# CPU-wide one (perf record -a), with "c" by a per-task one whose
+	# samples hold the CPU as -a's do (--sample-cpu); prints how many
+	# samples perf got
 	set -- $(echo "$1" | tr : ' ')
 	scope=
 	[ "$5" = a ] && scope=-a
+	[ "$5" = c ] && scope=--sample-cpu
 	if [ "$2" = none ]; then
 		pingpong loop "$4"
 	else

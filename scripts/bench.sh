@@ -90,8 +90,9 @@ fi
 # The cost of a sample: the same compute loop unsampled, sampled by
 # lwp/instructions/ and by cpu-clock; guest kernel instructions between the
 # markers, minus the unsampled run's, per sample perf got.
-# sampling LABEL EVENT PERIOD [a]: prints "LABEL KERNEL_INSNS SAMPLES"
-# (a: a CPU-wide event, perf record -a)
+# sampling LABEL EVENT PERIOD [a|c]: prints "LABEL KERNEL_INSNS SAMPLES"
+# (a: a CPU-wide event, perf record -a; c: per-task, with the CPU in each
+# sample as -a has it)
 loop_n=20000000
 sampling() {
 	local label=$1 log=$out/serial-samples-$1.log counts=$out/counts-samples-$1.txt n
@@ -112,6 +113,7 @@ if grep -q ' amd_lwp_pmu_init$' "$map"; then
 	{
 		sampling none none 0
 		sampling lwp lwp/instructions/ 10007
+		sampling lwp-cpu lwp/instructions/ 10007 c
 		sampling lwp-a lwp/instructions/ 10007 a
 		sampling lwp-freq lwp/instructions/ F4000
 		sampling cpu-clock cpu-clock 10000
@@ -127,17 +129,27 @@ if grep -q ' amd_lwp_pmu_init$' "$map"; then
 			}
 			if (c["lwp"] > 0) {
 				printf "SAMPLE-COST cpu-clock/lwp per-sample ratio: %.1fx\n", c["cpu-clock"] / c["lwp"]
-				printf "SAMPLE-COST lwp -a/per-task per-sample ratio: %.3f\n", c["lwp-a"] / c["lwp"]
+				printf "SAMPLE-COST lwp -a/per-task per-sample ratio: %.3f (samples with the CPU both ways: %.3f)\n", c["lwp-a"] / c["lwp"], c["lwp-a"] / c["lwp-cpu"]
 			}
 		}' "$out/samples.txt" | tee -a "$out/results.txt"
 	# where a sample's instructions go: the top kernel functions, per sample
 	# (the unsampled run's timer ticks included)
-	for e in lwp lwp-a lwp-freq cpu-clock; do
+	for e in lwp lwp-cpu lwp-a lwp-freq cpu-clock; do
 		n=$(awk -v e="$e" '$1 == e { print $3 }' "$out/samples.txt")
 		[ "${n:-0}" -gt 0 ] || continue
 		echo "# $e: kernel functions, instructions per sample"
 		"$TOP/scripts/profile-syms.py" "$map" "$out/profile-samples-$e.txt" "$n" 8 |
 			sed "s/^/SAMPLE-PROFILE $e /"
+	done | tee -a "$out/results.txt"
+	# the sample path alone (the driver's drain and output, perf's
+	# output functions), without the timer ticks and the scheduler that
+	# make the kernel totals vary from run to run
+	for e in lwp lwp-cpu lwp-a; do
+		n=$(awk -v e="$e" '$1 == e { print $3 }' "$out/samples.txt")
+		[ "${n:-0}" -gt 0 ] || continue
+		"$TOP/scripts/profile-syms.py" "$map" "$out/profile-samples-$e.txt" "$n" 1000 |
+			awk -v e="$e" -v n="$n" '$1 ~ /^(lwp_|perf_output|__output_copy|perf_prepare|perf_event_account)/ { t += $2 }
+			END { printf "SAMPLE-PATH %-8s %10.1f kernel insns per sample in lwp_*, perf_output_*, __output_copy, perf_prepare_*\n", e, t / n }'
 	done | tee -a "$out/results.txt"
 fi
 
