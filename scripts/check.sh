@@ -108,6 +108,18 @@ if [ $built = 1 ]; then
 fi
 if [ $built = 1 ]; then
 	boot lwp-cpu "$CPU_LWP"
+	# QEMU's stderr is in the serial log, after the command line: TCG must
+	# offer LWP's XSAVE component (CPUID 0xD.0 EDX[30]) without filtering
+	# anything out of EAX, which has no bit 62
+	log=$out/serial-lwp-cpu.log
+	name="QEMU offers LWP's XSAVE component under TCG without a warning"
+	if ! grep -q '^# .*qemu-system-x86_64 ' "$log" 2>/dev/null; then
+		record FAIL "$name" "no QEMU command line in $log"
+	elif grep -q "TCG doesn't support requested feature: CPUID.0DH" "$log"; then
+		record FAIL "$name" "$(grep -m1 "CPUID.0DH" "$log")"
+	else
+		record PASS "$name"
+	fi
 	boot no-lwp-cpu "$CPU_NOLWP"
 fi
 
