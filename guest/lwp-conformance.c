@@ -331,6 +331,19 @@ static void test_lwpins(void)
 	       "a record into a full ring overwrites the last one (slot 30 data1 %#x, slot 29 %#x)",
 	       ring[30].data1, ring[29].data1);
 
+	/*
+	 * No EventId in Flags, only the interrupt: what the lwp perf PMU
+	 * loads for a thread with an lwpins event alone
+	 */
+	setup(F_INT, 32, 0);
+	__llwpcb(&cb);
+	ok = 1;
+	for (i = 0; i < 3; i++)
+		ok &= __lwpins64(i, i, 0) == 0;
+	__llwpcb(NULL);
+	result(ok && nrecords() == 3 && ring[2].id == 255 && ring[2].data1 == 2,
+	       "LWPINS stores its records with no EventId enabled (%u records)", nrecords());
+
 	/* LWP off: nothing, CF=0 */
 	cf = __lwpins64(1, 2, 0);
 	result(cf == 0, "LWPINS with LWP off returns CF=0");
@@ -361,6 +374,16 @@ static void test_lwpval(void)
 		     ring[i].core == core_id();
 	result(ok, "LWPVAL records: EventId 1, Flags, Data1, Data2 and the address of the 3rd, 6th, 9th");
 	result(c1 == 1 && c0 == 0, "LWPVAL leaves the flags alone (CF %u then %u)", c1, c0);
+
+	setup(F_VAL, 32, 0);	/* EventInterval1 0: every value (lwp/lwpval/ period 1) */
+	__llwpcb(&cb);
+	for (i = 0; i < 5; i++)
+		__lwpval64(0x2000 + i, i, 0);
+	__llwpcb(NULL);
+	ok = nrecords() == 5;
+	for (i = 0; ok && i < 5; i++)
+		ok = ring[i].id == 1 && ring[i].data2 == 0x2000ull + i && ring[i].data1 == (uint32_t)i;
+	result(ok, "LWPVAL with EventInterval1 0 stores every value (%u records of 5)", nrecords());
 
 	setup(F_INT, 32, 0);	/* EventId 1 not enabled */
 	__llwpcb(&cb);
