@@ -36,17 +36,8 @@ export DEBUG
 # make check FAST=1: leave out the debug kernel (local iteration; CI runs all)
 FAST ?= 0
 export FAST
-ifeq ($(DEBUG),1)
-KVARIANT := debug
-KOUT     := build/kernel-debug
-else
-KVARIANT := plain
-KOUT     := build/kernel
-endif
-QEMU_BIN := build/qemu-build/qemu-system-x86_64
-INITRD   := build/initramfs.cpio.gz
-RUN_QEMU  = scripts/run-qemu.py --qemu $(QEMU_BIN) --kernel $(KOUT)/arch/x86/boot/bzImage \
-	    --initrd $(INITRD)
+# the kernel variant; scripts/lib.sh's kernel_out maps it to its build folder
+KVARIANT := $(if $(filter 1,$(DEBUG)),debug,plain)
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree export qemu-tree qemu-export kernel qemu initramfs \
@@ -102,13 +93,13 @@ qemu: build/qemu/.git
 	@scripts/deps.sh
 	scripts/build-qemu.sh
 initramfs: kernel
-	scripts/build-initramfs.sh $(KOUT) $(INITRD)
+	scripts/build-initramfs.sh $(KVARIANT)
 
 demo: qemu initramfs
-	$(RUN_QEMU) --mode demo --cpu $(CPU_LWP) --log build/demo-serial.log --timeout 600
+	scripts/boot.sh $(KVARIANT) $(CPU_LWP) --mode demo --log build/demo-serial.log --timeout 600
 
 shell: qemu initramfs
-	$(RUN_QEMU) --mode shell --cpu $(CPU_LWP) --log build/shell-serial.log
+	scripts/boot.sh $(KVARIANT) $(CPU_LWP) --mode shell --log build/shell-serial.log
 
 check:
 	scripts/check.sh
@@ -120,12 +111,12 @@ check-series: build/linux/.git
 
 # deterministic instruction counts (TCG plugin) of the context-switch path
 bench: qemu initramfs
-	scripts/bench.sh $(KOUT) $(CPU_LWP)
+	scripts/bench.sh $(KVARIANT) $(CPU_LWP)
 
 clean:
 	rm -rf build/kernel build/kernel-debug build/kernel-bisect build/kernel-noamd \
 		build/kernel-noperf build/qemu-build build/kselftests build/bench \
-		build/initramfs.root $(INITRD) build/check
+		build/initramfs.root build/initramfs.cpio.gz build/check
 
 # also drops the work trees; refuses while they hold unexported work
 distclean:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench: deterministic instruction counts of guest code paths, with the
 # insncount TCG plugin (tools/insncount.c), one vCPU, single-threaded TCG.
-#   bench.sh KBUILD CPU [ROUNDS]
+#   bench.sh plain|debug CPU [ROUNDS]
 # Figures (build/bench/results.txt):
 #   - kernel instructions per context switch (pipe ping-pong between two
 #     processes on one CPU, counted between the workload's two markers);
@@ -10,7 +10,7 @@
 #     counting (wall clock, interleaved, medians: guest/lwp-speed.c).
 . "$(dirname "$0")/lib.sh"
 
-kout=${1:?kernel build dir}
+kout=$(kernel_out "${1:?kernel variant (plain or debug)}")
 cpu=${2:?cpu model}
 rounds=${3:-20000}
 out=$BUILD/bench
@@ -18,6 +18,13 @@ mkdir -p "$out"
 plugin=$out/libinsncount.so
 map=$kout/System.map
 [ -f "$map" ] || die "no $map: build the kernel first"
+
+# bench_boot RUN_QEMU_ARGS...: one boot of the bench kernel, one vCPU,
+# single-threaded TCG, guest/bench.sh as the workload
+bench_boot() {
+	run_guest "$kout" "$cpu" --quiet --smp 1 --accel tcg,thread=single --mode bench \
+		--timeout 1200 "$@"
+}
 
 # sym_range NAME_REGEX: "start end" of the first text symbol matching it
 # (end = the next symbol's address)
@@ -58,10 +65,7 @@ pingpong() {
 	local label=$1 arg=$2 log=$out/serial-$1.log counts=$out/counts-$1.txt
 
 	step "boot $cpu with the plugin, $rounds ping-pong rounds ($label)" \
-		"$TOP/scripts/run-qemu.py" --quiet --qemu "$BUILD/qemu-build/qemu-system-x86_64" \
-		--kernel "$kout/arch/x86/boot/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
-		--cpu "$cpu" --smp 1 --accel tcg,thread=single --mode bench \
-		--append "harness.bench=$arg" --log "$log" --timeout 1200 \
+		bench_boot --append "harness.bench=$arg" --log "$log" \
 		--qemu-arg=-plugin --qemu-arg="$plugin,marker=$marker,out=$counts$args"
 
 	switches=$(sed -n 's/.*pingpong: rounds=[0-9]* switches=\([0-9]*\).*/\1/p' "$log" | tail -1)
@@ -97,10 +101,7 @@ loop_n=20000000
 sampling() {
 	local label=$1 log=$out/serial-samples-$1.log counts=$out/counts-samples-$1.txt n
 
-	"$TOP/scripts/run-qemu.py" --quiet --qemu "$BUILD/qemu-build/qemu-system-x86_64" \
-		--kernel "$kout/arch/x86/boot/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
-		--cpu "$cpu" --smp 1 --accel tcg,thread=single --mode bench \
-		--append "harness.bench=samples:$2:$3:$loop_n${4:+:$4}" --log "$log" --timeout 1200 \
+	bench_boot --append "harness.bench=samples:$2:$3:$loop_n${4:+:$4}" --log "$log" \
 		--qemu-arg=-plugin \
 		--qemu-arg="$plugin,marker=$marker,out=$counts,profile=$out/profile-samples-$1.txt$args" >/dev/null ||
 		die "the sampling boot ($label) failed (log: $log)"
@@ -156,8 +157,5 @@ fi
 # The emulator's speed with LWP counting, without the plugin: the same
 # loops with LWP off and on, in one boot (guest/lwp-speed.c).
 step "boot $cpu, emulator speed with LWP off and on" \
-	"$TOP/scripts/run-qemu.py" --quiet --qemu "$BUILD/qemu-build/qemu-system-x86_64" \
-	--kernel "$kout/arch/x86/boot/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
-	--cpu "$cpu" --smp 1 --accel tcg,thread=single --mode bench \
-	--append "harness.bench=speed" --log "$out/serial-speed.log" --timeout 1200
+	bench_boot --append "harness.bench=speed" --log "$out/serial-speed.log"
 grep -h 'LWP-SPEED' "$out/serial-speed.log" | sed 's/^\[[ 0-9.]*\] //' | tee -a "$out/results.txt"

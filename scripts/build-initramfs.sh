@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Build the guest initramfs: static busybox, Debian's perf with its shared
 # library closure, the kselftests built from the kernel tree, and guest/.
-#   build-initramfs.sh KBUILD OUT.cpio.gz
+#   build-initramfs.sh [plain|debug]   (the kernel whose UAPI headers to use)
+# Output: $BUILD/initramfs.cpio.gz
 . "$(dirname "$0")/lib.sh"
 
-kout=${1:?kernel build dir}
-cpio_out=${2:?output}
+kout=$(kernel_out "${1:-plain}")
+cpio_out=$INITRD
 src=$BUILD/linux
 root=$BUILD/initramfs.root
 ksel=$BUILD/kselftests

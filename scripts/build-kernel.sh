@@ -6,10 +6,9 @@
 
 variant=${1:-plain}
 src=$BUILD/linux
-out=$BUILD/kernel
+out=$(kernel_out "$variant")
 frags=("$TOP/configs/harness.config")
 if [ "$variant" = debug ]; then
-	out=$BUILD/kernel-debug
 	frags+=("$TOP/configs/debug.config")
 fi
 [ -f "$src/Makefile" ] || die "no kernel tree at $src: run 'make tree'"
@@ -17,9 +16,7 @@ need_cmd gcc make flex bison bc perl
 mkdir -p "$out"
 
 kmake=(make -C "$src" O="$out" LOCALVERSION= -j"$(nproc)")
-if command -v ccache >/dev/null 2>&1 && [ "${NO_CCACHE:-}" != 1 ]; then
-	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache} CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
-	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+if use_ccache; then
 	kmake+=(CC="ccache gcc")
 fi
 

@@ -13,9 +13,7 @@ cfg=(--target-list=x86_64-softmmu --without-default-features
      --disable-install-blobs
      --firmwarepath=/usr/share/qemu:/usr/share/seabios:/usr/lib/ipxe/qemu)
 
-if command -v ccache >/dev/null 2>&1 && [ "${NO_CCACHE:-}" != 1 ]; then
-	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache} CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
-	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+if use_ccache; then
 	export PATH=/usr/lib/ccache:$PATH
 fi
 # Debian's python3, not a pyenv one: meson and QEMU's scripts need its modules

@@ -20,8 +20,7 @@ kbuild() {	# kbuild SRC OUT [config fragment lines...]
 	shift 2
 	mkdir -p "$o"
 	local km=(make -C "$s" O="$o" LOCALVERSION= -j"$(nproc)" -s)
-	if command -v ccache >/dev/null 2>&1; then
-		export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache} CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
+	if use_ccache; then
 		km+=(CC="ccache gcc")
 	fi
 	if [ ! -f "$o/.config" ]; then
@@ -74,8 +73,7 @@ umbuild() {
 	local o=$BUILD/kernel-noperf
 	local km=(make -C "$src" O="$o" ARCH=um -j"$(nproc)" -s)
 	mkdir -p "$o"
-	if command -v ccache >/dev/null 2>&1; then
-		export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache} CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
+	if use_ccache; then
 		km+=(CC="ccache gcc")
 	fi
 	if [ ! -f "$o/.config" ]; then

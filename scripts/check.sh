@@ -8,7 +8,7 @@
 
 : "${CPU_LWP:?}" "${CPU_NOLWP:?}"
 variant=plain
-kout=$BUILD/kernel
+kout=$(kernel_out $variant)
 out=$BUILD/check
 mkdir -p "$out"
 results=$out/results.txt
@@ -59,9 +59,7 @@ boot() {	# boot LABEL CPU [KERNEL_BUILD_DIR [KERNEL_ARGS [RUN_QEMU_ARGS...]]]
 	local label=$1 cpu=$2 k=${3:-$kout} append=${4:-}
 	shift $(($# < 4 ? $# : 4))
 	note "boot the kernel ${k#"$TOP"/} on $label ($cpu) and run the guest suites"
-	"$TOP/scripts/run-qemu.py" --quiet --qemu "$BUILD/qemu-build/qemu-system-x86_64" \
-		--kernel "$k/arch/x86/boot/bzImage" --initrd "$BUILD/initramfs.cpio.gz" \
-		--cpu "$cpu" --label "$label" --log "$out/serial-$label.log" \
+	run_guest "$k" "$cpu" --quiet --label "$label" --log "$out/serial-$label.log" \
 		--results "$results" --timeout "${GUEST_TIMEOUT:-1200}" \
 		--append "${GUEST_APPEND:-} $append" "$@" || true
 	# the results file holds the verdict
@@ -104,7 +102,7 @@ if [ $built = 1 ]; then
 		echo "$wout" | sed 's/^/    /'
 	fi
 	host_test "QEMU build" "$TOP/scripts/build-qemu.sh" || built=0
-	host_test "initramfs build" "$TOP/scripts/build-initramfs.sh" "$kout" "$BUILD/initramfs.cpio.gz" || built=0
+	host_test "initramfs build" "$TOP/scripts/build-initramfs.sh" $variant || built=0
 fi
 if [ $built = 1 ]; then
 	boot lwp-cpu "$CPU_LWP"
@@ -134,15 +132,14 @@ if [ "${FAST:-0}" = 1 ]; then
 	record SKIP "debug kernel (KASAN, lockdep, kmemleak, UBSAN)" "FAST=1"
 elif [ $built = 1 ]; then
 	if host_test "kernel build (debug)" "$TOP/scripts/build-kernel.sh" debug; then
-		boot debug-lwp-cpu "$CPU_LWP" "$BUILD/kernel-debug" \
+		boot debug-lwp-cpu "$CPU_LWP" "$(kernel_out debug)" \
 			"panic_on_warn=1 harness.debug=1 harness.suites=lwp,kselftests harness.kselftests=lwp" --debug-checks
 	fi
 fi
 
 note "harness self-tests (bad input gives a clear message and a non-zero exit)"
 if [ $built = 1 ]; then
-	"$TOP/scripts/harness-selftest.sh" "$BUILD/qemu-build/qemu-system-x86_64" \
-		"$kout/arch/x86/boot/bzImage" "$BUILD/initramfs.cpio.gz"
+	"$TOP/scripts/harness-selftest.sh" "$QEMU_BIN" "$kout/arch/x86/boot/bzImage" "$INITRD"
 else
 	"$TOP/scripts/harness-selftest.sh"
 fi | tee -a "$results" | awk -F'\t' '{ printf "    %s %s\n", $1, $2 }'

@@ -70,3 +70,34 @@ check_sha256() {
   got      $got
 Delete the file and retry; if the archive really serves new content, bump the pin in the Makefile."
 }
+
+# The built pieces every boot uses.
+QEMU_BIN=$BUILD/qemu-build/qemu-system-x86_64
+INITRD=$BUILD/initramfs.cpio.gz
+
+# kernel_out plain|debug: the build folder of that kernel (the Makefile's
+# DEBUG=1 means debug).  The one place that maps a variant to a folder.
+kernel_out() {
+	case $1 in
+	plain) echo "$BUILD/kernel" ;;
+	debug) echo "$BUILD/kernel-debug" ;;
+	*) die "unknown kernel variant '$1' (plain or debug)" ;;
+	esac
+}
+
+# use_ccache: point ccache at the harness's cache; false when ccache is
+# missing or NO_CCACHE=1, so that callers fall back to the plain compiler.
+use_ccache() {
+	command -v ccache >/dev/null 2>&1 && [ "${NO_CCACHE:-}" != 1 ] || return 1
+	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache} CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+}
+
+# run_guest KBUILD CPU [run-qemu.py options...]: boot KBUILD's kernel with
+# the harness initramfs on the harness's QEMU.
+run_guest() {
+	local k=$1 cpu=$2
+	shift 2
+	"$TOP/scripts/run-qemu.py" --qemu "$QEMU_BIN" --kernel "$k/arch/x86/boot/bzImage" \
+		--initrd "$INITRD" --cpu "$cpu" "$@"
+}

@@ -95,7 +95,7 @@ ensure_base() {
 		"$TOP/scripts/fetch-$name.sh"
 	fi
 	git -C "$tree" rev-parse -q --verify base >/dev/null ||
-		die "$tree has no 'base' tag: remove $tree and run 'make $mktree' again"
+		die "$tree has no 'base' tag: remove $tree and run 'make ${mk}tree' again"
 	tree_git_config "$tree"
 }
 
