@@ -51,7 +51,7 @@ for s in '__schedule' 'context_switch' '__switch_to_asm' '__switch_to' \
 	 'switch_mm_irqs_off' 'finish_task_switch(\.[a-z]+\.[0-9]+)?' \
 	 '__switch_to_xtra' 'lwp_switch' 'xsave_lwp' 'xrstor_lwp' \
 	 '__perf_event_task_sched_out' '__perf_event_task_sched_in' \
-	 'lwp_sched_task' 'lwp_drain' 'lwp_apply'; do
+	 'perf_lwp_sched_task' 'perf_lwp_drain' 'perf_lwp_apply'; do
 	r=$(sym_range "$s") || true
 	[ -n "$r" ] || { echo "($s: not a function in this build)"; continue; }
 	name=$(echo "$s" | sed 's/(.*//')
@@ -149,8 +149,8 @@ if grep -q ' amd_lwp_pmu_init$' "$map"; then
 		n=$(awk -v e="$e" '$1 == e { print $3 }' "$out/samples.txt")
 		[ "${n:-0}" -gt 0 ] || continue
 		"$TOP/scripts/profile-syms.py" "$map" "$out/profile-samples-$e.txt" "$n" 1000 |
-			awk -v e="$e" -v n="$n" '$1 ~ /^(lwp_|perf_output|__output_copy|perf_prepare|perf_event_account)/ { t += $2 }
-			END { printf "SAMPLE-PATH %-8s %10.1f kernel insns per sample in lwp_*, perf_output_*, __output_copy, perf_prepare_*\n", e, t / n }'
+			awk -v e="$e" -v n="$n" '$1 ~ /^(perf_lwp_|lwp_|perf_output|__output_copy|perf_prepare|perf_event_account)/ { t += $2 }
+			END { printf "SAMPLE-PATH %-8s %10.1f kernel insns per sample in perf_lwp_*, lwp_*, perf_output_*, __output_copy, perf_prepare_*\n", e, t / n }'
 	done | tee -a "$out/results.txt"
 fi
 
