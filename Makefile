@@ -40,7 +40,7 @@ export FAST
 KVARIANT := $(if $(filter 1,$(DEBUG)),debug,plain)
 
 .DEFAULT_GOAL := help
-.PHONY: help deps tree export qemu-tree qemu-export kernel qemu initramfs \
+.PHONY: help deps tree export qemu-tree qemu-export kernel qemu perf initramfs \
 	demo shell check check-series bench lint clean distclean
 
 help:
@@ -52,7 +52,7 @@ help:
 	@echo "make export       write build/linux's commits back to patches/linux"
 	@echo "make qemu-tree    QEMU work tree build/qemu = base + patches/qemu"
 	@echo "make qemu-export  write build/qemu's commits back to patches/qemu"
-	@echo "make kernel | qemu | initramfs   build one piece"
+	@echo "make kernel | qemu | perf | initramfs   build one piece (perf: tools/perf of the tree)"
 	@echo "make check-series every kernel patch builds; !CPU_SUP_AMD, !PERF_EVENTS build (slow)"
 	@echo "make bench        instruction counts of the context-switch path (TCG plugin)"
 	@echo "make deps         install the Debian packages the harness needs"
@@ -92,7 +92,11 @@ kernel: build/linux/.git
 qemu: build/qemu/.git
 	@scripts/deps.sh
 	scripts/build-qemu.sh
-initramfs: kernel
+# the perf tool of the kernel tree, for the guest beside Debian's
+perf: build/linux/.git
+	@scripts/deps.sh
+	scripts/build-perf.sh
+initramfs: kernel perf
 	scripts/build-initramfs.sh $(KVARIANT)
 
 demo: qemu initramfs
@@ -115,7 +119,7 @@ bench: qemu initramfs
 
 clean:
 	rm -rf build/kernel build/kernel-debug build/kernel-bisect build/kernel-noamd \
-		build/kernel-noperf build/qemu-build build/kselftests build/bench \
+		build/kernel-noperf build/qemu-build build/kselftests build/bench build/perf build/perf-install \
 		build/initramfs.root build/initramfs.cpio.gz build/check
 
 # also drops the work trees; refuses while they hold unexported work

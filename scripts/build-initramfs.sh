@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Build the guest initramfs: static busybox, Debian's perf with its shared
-# library closure, the kselftests built from the kernel tree, and guest/.
+# Build the guest initramfs: static busybox, Debian's perf and the kernel
+# tree's perf (scripts/build-perf.sh, under $PERF_PREFIX) with their shared
+# library closures, bash and objdump (perf's shell tests, perf annotate), the
+# kselftests built from the kernel tree, and guest/.
 #   build-initramfs.sh [plain|debug]   (the kernel whose UAPI headers to use)
 # Output: $BUILD/initramfs.cpio.gz
 . "$(dirname "$0")/lib.sh"
@@ -11,7 +13,9 @@ src=$BUILD/linux
 root=$BUILD/initramfs.root
 ksel=$BUILD/kselftests
 KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-perf_events x86}
-need_cmd busybox perf cpio gzip rsync gcc
+need_cmd busybox perf cpio gzip rsync gcc bash objdump
+[ -x "$BUILD/perf-install$PERF_PREFIX/bin/perf" ] ||
+	die "no perf built from the kernel tree: run 'make perf'"
 
 [ -f /bin/busybox ] && file -L /bin/busybox | grep -q 'statically linked' ||
 	die "/bin/busybox is not the static one: run 'make deps' (busybox-static)"
@@ -64,6 +68,12 @@ assemble() {
 	echo "nobody:x:65534:65534:nobody:/:/bin/sh" >>"$root/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 	copy_elf /usr/bin/perf
+	cp -a "$BUILD/perf-install/." "$root/"
+	copy_libs "$root$PERF_PREFIX/bin/perf"
+	# perf test's shell tests are bash scripts; perf annotate disassembles
+	# with objdump
+	copy_elf /bin/bash
+	copy_elf /usr/bin/objdump
 	# the kselftest runner needs GNU timeout (--foreground)
 	copy_elf /usr/bin/timeout
 	# the project's guest programs: guest/*.c, one program each

@@ -102,6 +102,7 @@ if [ $built = 1 ]; then
 		echo "$wout" | sed 's/^/    /'
 	fi
 	host_test "QEMU build" "$TOP/scripts/build-qemu.sh" || built=0
+	host_test "perf build (tools/perf of the kernel tree)" "$TOP/scripts/build-perf.sh" || built=0
 	host_test "initramfs build" "$TOP/scripts/build-initramfs.sh" $variant || built=0
 fi
 if [ $built = 1 ]; then

@@ -14,8 +14,13 @@ PKGS=(
 	zlib1g-dev libfdt-dev
 	# QEMU firmware (the dfsg source carries no blobs)
 	seabios ipxe-qemu qemu-system-data
-	# guest: static busybox, the perf tool; file(1) to sort binaries
-	busybox-static linux-perf file
+	# guest: static busybox, the perf tool; file(1) to sort binaries;
+	# objdump (perf annotate)
+	busybox-static linux-perf file binutils
+	# the kernel tree's perf (tools/perf) with the features Debian's
+	# perf has, less perl, libunwind, babeltrace and libLLVM
+	libdw-dev libtraceevent-dev libslang2-dev libzstd-dev libcap-dev
+	libnuma-dev python3-dev python3-setuptools zlib1g-dev
 	# checks: sparse, codespell and checkpatch's SPDX check
 	sparse codespell python3-ply python3-git
 	# faster rebuilds

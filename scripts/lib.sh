@@ -74,6 +74,8 @@ Delete the file and retry; if the archive really serves new content, bump the pi
 # The built pieces every boot uses.
 QEMU_BIN=$BUILD/qemu-build/qemu-system-x86_64
 INITRD=$BUILD/initramfs.cpio.gz
+# where the tree's perf lives in the guest (scripts/build-perf.sh)
+PERF_PREFIX=/opt/perf
 
 # kernel_out plain|debug: the build folder of that kernel (the Makefile's
 # DEBUG=1 means debug).  The one place that maps a variant to a folder.
