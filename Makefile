@@ -41,7 +41,7 @@ KVARIANT := $(if $(filter 1,$(DEBUG)),debug,plain)
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree export qemu-tree qemu-export kernel qemu perf initramfs \
-	demo shell check check-series bench lint clean distclean
+	demo shell check check-series check-perf bench lint clean distclean
 
 help:
 	@echo "make demo         build everything, boot, show perf profiling a workload"
@@ -54,6 +54,7 @@ help:
 	@echo "make qemu-export  write build/qemu's commits back to patches/qemu"
 	@echo "make kernel | qemu | perf | initramfs   build one piece (perf: tools/perf of the tree)"
 	@echo "make check-series every kernel patch builds; !CPU_SUP_AMD, !PERF_EVENTS build (slow)"
+	@echo "make check-perf   the whole perf test on the series' kernel and on the base, compared (slow)"
 	@echo "make bench        instruction counts of the context-switch path (TCG plugin)"
 	@echo "make deps         install the Debian packages the harness needs"
 	@echo "Options: FAST=1 (check without the debug kernel), DEBUG=1 (demo/shell/bench on the debug kernel),"
@@ -113,14 +114,18 @@ check-series: build/linux/.git
 	@scripts/deps.sh
 	scripts/check-series.sh
 
+# the whole perf test of the tree's perf, series' kernel against the base
+check-perf: qemu initramfs
+	scripts/check-perf.sh
+
 # deterministic instruction counts (TCG plugin) of the context-switch path
 bench: qemu initramfs
 	scripts/bench.sh $(KVARIANT) $(CPU_LWP)
 
 clean:
-	rm -rf build/kernel build/kernel-debug build/kernel-bisect build/kernel-noamd \
+	rm -rf build/kernel build/kernel-debug build/kernel-bisect build/kernel-base build/kernel-noamd \
 		build/kernel-noperf build/qemu-build build/kselftests build/bench build/perf build/perf-install \
-		build/initramfs.root build/initramfs.cpio.gz build/check
+		build/initramfs.root build/initramfs.cpio.gz build/check build/check-perf
 
 # also drops the work trees; refuses while they hold unexported work
 distclean:

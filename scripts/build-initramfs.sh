@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build the guest initramfs: static busybox, Debian's perf and the kernel
 # tree's perf (scripts/build-perf.sh, under $PERF_PREFIX) with their shared
-# library closures, bash and objdump (perf's shell tests, perf annotate), the
-# kselftests built from the kernel tree, and guest/.
+# library closures, bash, objdump, GNU tools and python3 (perf test's shell
+# tests, perf annotate), the kselftests built from the kernel tree, and
+# guest/.
 #   build-initramfs.sh [plain|debug]   (the kernel whose UAPI headers to use)
 # Output: $BUILD/initramfs.cpio.gz
 . "$(dirname "$0")/lib.sh"
@@ -13,7 +14,7 @@ src=$BUILD/linux
 root=$BUILD/initramfs.root
 ksel=$BUILD/kselftests
 KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-perf_events x86}
-need_cmd busybox perf cpio gzip rsync gcc bash objdump
+need_cmd busybox perf cpio gzip rsync gcc bash objdump dpkg /usr/bin/python3
 [ -x "$BUILD/perf-install$PERF_PREFIX/bin/perf" ] ||
 	die "no perf built from the kernel tree: run 'make perf'"
 
@@ -57,6 +58,42 @@ kselftests() {
 	grep -E 'warning:' "$ksel/build.log" | sort -u | head -20 || true
 }
 
+# perf test's shell tests are written for a distribution's userland, not
+# busybox's applets (mktemp with 5 X's, tail --pid, taskset --cpu-list,
+# grep -P, ...; busybox stays for ps and kill) and call
+# python3 (perf built with PYTHON=/usr/bin/python3).  The GNU tools go to
+# /opt/gnu/bin, first in PATH for guest/suites/60-perf-test only; python3
+# to /usr/bin with its standard library, without its tests, IDLE, Tk,
+# sqlite3, dbm and the other parts nothing here imports.
+GNU_PACKAGES="coreutils grep sed findutils diffutils mawk"
+perf_test_userland() {
+	local f py
+	mkdir -p "$root/opt/gnu/bin"
+	for f in $(dpkg -L $GNU_PACKAGES | grep -E '^(/usr)?/s?bin/[^/]+$'); do
+		[ -f "$f" ] && [ -x "$f" ] || continue
+		cp -L "$f" "$root/opt/gnu/bin/"
+		copy_libs "$f"
+	done
+	ln -sf mawk "$root/opt/gnu/bin/awk"
+	# and from binutils and util-linux what the tests call
+	for f in /usr/bin/nm /usr/bin/readelf /usr/bin/taskset; do
+		cp -L "$f" "$root/opt/gnu/bin/"
+		copy_libs "$f"
+	done
+	py=$(readlink -f /usr/bin/python3)
+	copy_elf "$py"
+	ln -sf "${py##*/}" "$root/usr/bin/python3"
+	rsync -a --exclude=__pycache__ --exclude=test --exclude=tests --exclude=idlelib \
+		--exclude=tkinter --exclude=turtledemo --exclude=ensurepip --exclude=lib2to3 \
+		--exclude=pydoc_data --exclude='config-3*' --exclude=dist-packages \
+		--exclude='_test*' --exclude='_ctypes_test*' --exclude='xx*' --exclude=sqlite3 \
+		--exclude='_sqlite3*' --exclude=dbm --exclude='_dbm*' --exclude='_gdbm*' \
+		"/usr/lib/${py##*/}/" "$root/usr/lib/${py##*/}/"
+	for f in "$root/usr/lib/${py##*/}"/lib-dynload/*.so; do
+		copy_libs "$f"
+	done
+}
+
 assemble() {
 	local f
 	rm -rf "$root"
@@ -76,6 +113,7 @@ assemble() {
 	copy_elf /usr/bin/objdump
 	# the kselftest runner needs GNU timeout (--foreground)
 	copy_elf /usr/bin/timeout
+	perf_test_userland
 	# the project's guest programs: guest/*.c, one program each
 	for f in "$TOP"/guest/*.c; do
 		[ -e "$f" ] || continue
@@ -87,7 +125,8 @@ assemble() {
 		copy_libs "$root/harness/bin/$(basename "$f" .c)"
 	done
 	cp -r "$TOP/guest/suites" "$TOP/guest/lib" "$root/harness/"
-	cp "$TOP/guest/demo.sh" "$TOP/guest/bench.sh" "$TOP/guest/kselftest-skip.txt" "$root/harness/"
+	cp "$TOP/guest/demo.sh" "$TOP/guest/bench.sh" "$TOP/guest/kselftest-skip.txt" \
+		"$TOP/guest/perf-test-skip.txt" "$root/harness/"
 	cp -a "$ksel/install" "$root/kselftests"
 	for f in $(find "$root/kselftests" -type f -perm -u+x); do
 		file "$f" | grep -q 'dynamically linked' || continue

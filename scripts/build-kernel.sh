@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build the kernel from the work tree ($BUILD/linux) out of tree.
-#   build-kernel.sh [debug]
-# Output: $BUILD/kernel[-debug]/arch/x86/boot/bzImage and usr/include (UAPI headers).
+#   build-kernel.sh [plain|debug|base]
+# base: the unpatched base (tag "base", in the worktree $BUILD/linux-base)
+# with the same configuration less the LWP options, for comparisons.
+# Output: $BUILD/kernel[-debug|-base]/arch/x86/boot/bzImage and usr/include (UAPI headers).
 . "$(dirname "$0")/lib.sh"
 
 variant=${1:-plain}
@@ -14,6 +16,13 @@ fi
 [ -f "$src/Makefile" ] || die "no kernel tree at $src: run 'make tree'"
 need_cmd gcc make flex bison bc perl
 mkdir -p "$out"
+if [ "$variant" = base ]; then
+	[ -e "$BUILD/linux-base/.git" ] || git -C "$src" worktree add -q --detach "$BUILD/linux-base" base
+	git -C "$BUILD/linux-base" checkout -q --detach base
+	src=$BUILD/linux-base
+	grep -v LWP "$TOP/configs/harness.config" >"$out/base.config"
+	frags=("$out/base.config")
+fi
 
 kmake=(make -C "$src" O="$out" LOCALVERSION= -j"$(nproc)")
 if use_ccache; then

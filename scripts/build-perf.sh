@@ -3,7 +3,8 @@
 # of tree, and install it for the guest under $PERF_PREFIX, beside Debian's
 # /usr/bin/perf: the perf a kernel developer reviewing the series would use.
 #   build-perf.sh
-# Output: $BUILD/perf (objects, kept: an unchanged tree rebuilds nothing) and
+# Output: $BUILD/perf (objects, kept: an unchanged tree recompiles nothing,
+# but perf relinks, its version string carries the tree's git hash) and
 # $BUILD/perf-install$PERF_PREFIX/{bin/perf,libexec/perf-core/tests/...}.
 . "$(dirname "$0")/lib.sh"
 
@@ -26,9 +27,11 @@ if use_ccache; then
 	pmake+=(CC="ccache gcc")
 fi
 
-build() {
-	# run in a subshell: perf's make must not see our make's flags
-	env -u MAKEFLAGS -u MFLAGS "${pmake[@]}" >"$out/build.log" 2>&1 ||
+build_install() {
+	rm -rf "$dest"
+	# install-bin builds what it installs; run in a subshell: perf's make
+	# must not see our make's flags
+	env -u MAKEFLAGS -u MFLAGS "${pmake[@]}" DESTDIR="$dest" install-bin >"$out/build.log" 2>&1 ||
 		{ tail -40 "$out/build.log"; die "building perf failed (log: $out/build.log)"; }
 	# the features perf found; a missing wanted one is an error, not a
 	# quietly smaller perf
@@ -39,15 +42,11 @@ build() {
 	done
 	[ ${#missing[@]} -eq 0 ] ||
 		die "perf was built without ${missing[*]}: run 'make deps' (log: $out/build.log)"
-}
-
-install_perf() {
-	rm -rf "$dest"
-	env -u MAKEFLAGS -u MFLAGS "${pmake[@]}" DESTDIR="$dest" install-bin >>"$out/build.log" 2>&1 ||
-		{ tail -40 "$out/build.log"; die "installing perf failed (log: $out/build.log)"; }
-	strip "$dest$PERF_PREFIX/bin/perf"
+	# the python binding where perf test's "'import perf' in python" looks
+	# for it (a distribution installs it into python's site-packages); perf
+	# is not stripped: perf test's shell tests look up symbols in it
+	cp "$out"/python/perf*.so "$dest$PERF_PREFIX/libexec/perf-core/scripts/python/"
 	"$dest$PERF_PREFIX/bin/perf" version
 }
 
-step "build perf (tools/perf of the kernel tree)" build
-step "install perf under $PERF_PREFIX" install_perf
+step "build perf (tools/perf of the kernel tree) and install it under $PERF_PREFIX" build_install

@@ -21,6 +21,9 @@ PKGS=(
 	# perf has, less perl, libunwind, babeltrace and libLLVM
 	libdw-dev libtraceevent-dev libslang2-dev libzstd-dev libcap-dev
 	libnuma-dev python3-dev python3-setuptools zlib1g-dev
+	# perf test's shell tests in the guest: GNU tools beside busybox
+	# (build-initramfs.sh copies them), python3 (above)
+	coreutils grep sed findutils diffutils mawk util-linux
 	# checks: sparse, codespell and checkpatch's SPDX check
 	sparse codespell python3-ply python3-git
 	# faster rebuilds

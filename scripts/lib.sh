@@ -83,7 +83,8 @@ kernel_out() {
 	case $1 in
 	plain) echo "$BUILD/kernel" ;;
 	debug) echo "$BUILD/kernel-debug" ;;
-	*) die "unknown kernel variant '$1' (plain or debug)" ;;
+	base) echo "$BUILD/kernel-base" ;;
+	*) die "unknown kernel variant '$1' (plain, debug or base)" ;;
 	esac
 }
 
