@@ -14,6 +14,8 @@ src=$BUILD/linux
 root=$BUILD/initramfs.root
 ksel=$BUILD/kselftests
 KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-perf_events x86}
+[ -d /usr/lib/python3/dist-packages/pyte ] ||
+	die "python3-pyte is missing: run 'make deps'"
 need_cmd busybox perf cpio gzip rsync gcc bash objdump dpkg /usr/bin/python3
 [ -x "$BUILD/perf-install$PERF_PREFIX/bin/perf" ] ||
 	die "no perf built from the kernel tree: run 'make perf'"
@@ -105,6 +107,9 @@ assemble() {
 	echo "nobody:x:65534:65534:nobody:/:/bin/sh" >>"$root/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 	copy_elf /usr/bin/perf
+	# perf report's TUI shows a tip from it, or an error line without it
+	mkdir -p "$root/usr/share/doc/linux-perf"
+	cp /usr/share/doc/linux-perf/tips.txt "$root/usr/share/doc/linux-perf/"
 	cp -a "$BUILD/perf-install/." "$root/"
 	copy_libs "$root$PERF_PREFIX/bin/perf"
 	# perf test's shell tests are bash scripts; perf annotate disassembles
@@ -113,6 +118,15 @@ assemble() {
 	copy_elf /usr/bin/objdump
 	# the kselftest runner needs GNU timeout (--foreground)
 	copy_elf /usr/bin/timeout
+	# a terminal for perf's TUI (guest/suites/36-lwp-perf-tui): a pty
+	# driven by guest/tui.py, the screen emulated by pyte (tmux needs unix
+	# sockets, which the harness kernel does not have), and the terminfo
+	# entry perf's slang reads
+	mkdir -p "$root/lib/terminfo/x" "$root/usr/lib/python3/dist-packages"
+	cp /lib/terminfo/x/xterm "$root/lib/terminfo/x/"
+	cp -r /usr/lib/python3/dist-packages/pyte /usr/lib/python3/dist-packages/wcwidth \
+		"$root/usr/lib/python3/dist-packages/"
+	cp "$TOP/guest/tui.py" "$root/harness/bin/tui"
 	perf_test_userland
 	# the project's guest programs: guest/*.c, one program each
 	for f in "$TOP"/guest/*.c; do

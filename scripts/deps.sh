@@ -24,6 +24,8 @@ PKGS=(
 	# perf test's shell tests in the guest: GNU tools beside busybox
 	# (build-initramfs.sh copies them), python3 (above)
 	coreutils grep sed findutils diffutils mawk util-linux
+	# perf's TUI in the guest: a terminal emulator (guest/tui.py)
+	python3-pyte ncurses-base
 	# checks: sparse, codespell and checkpatch's SPDX check
 	sparse codespell python3-ply python3-git
 	# faster rebuilds
