@@ -17,11 +17,14 @@ SCRIPT, one step per line:
                         its exit status; fails if it does not end
 Prints "tui: ..." lines; exits 0 when every step worked.
 """
+import fcntl
 import os
 import pty
 import select
 import signal
+import struct
 import sys
+import termios
 import time
 
 import pyte
@@ -48,9 +51,6 @@ def main():
         os.environ["COLUMNS"], os.environ["LINES"] = str(cols), str(rows)
         os.execvp(cmd[0], cmd)
     # the child's terminal size
-    import fcntl
-    import struct
-    import termios
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     status = [None]
 

@@ -123,8 +123,10 @@ if [ $built = 1 ]; then
 fi
 
 # The debug kernel (configs/debug.config) on the LWP CPU model, with every
-# suite that touches LWP: the emulator conformance suite, the lwp perf suite
-# with Debian's perf, and the series' lwp kselftests.  panic_on_warn=1 makes
+# suite that touches LWP: the emulator conformance suite, the lwp perf suites
+# with Debian's perf (the tree's perf runs them on the plain kernel), the churn and the injected allocation failures (the
+# debug kernel has fault injection), and the series' lwp kselftests.  It runs
+# longer than the other boots: 40 minutes before it counts as hung.  panic_on_warn=1 makes
 # the first WARN, KASAN or UBSAN report end the run where it happened; the
 # judge also fails on lockdep and kmemleak reports and says which spoke.
 # The initramfs is the plain kernel's: it holds no module and the UAPI
@@ -134,7 +136,8 @@ if [ "${FAST:-0}" = 1 ]; then
 elif [ $built = 1 ]; then
 	if host_test "kernel build (debug)" "$TOP/scripts/build-kernel.sh" debug; then
 		boot debug-lwp-cpu "$CPU_LWP" "$(kernel_out debug)" \
-			"panic_on_warn=1 harness.debug=1 harness.suites=lwp,kselftests harness.kselftests=lwp" --debug-checks
+			"panic_on_warn=1 harness.debug=1 harness.suites=lwp,kselftests harness.kselftests=lwp harness.perfs=debian" --debug-checks \
+			--timeout "${GUEST_TIMEOUT_DEBUG:-2400}"
 	fi
 fi
 
