@@ -16,7 +16,7 @@ ksel=$BUILD/kselftests
 KSELFTEST_TARGETS=${KSELFTEST_TARGETS:-perf_events x86}
 [ -d /usr/lib/python3/dist-packages/pyte ] ||
 	die "python3-pyte is missing: run 'make deps'"
-need_cmd busybox perf cpio gzip rsync gcc bash objdump dpkg /usr/bin/python3
+need_cmd busybox perf cpio gzip rsync gcc bash objdump readelf dpkg /usr/bin/python3
 [ -x "$BUILD/perf-install$PERF_PREFIX/bin/perf" ] ||
 	die "no perf built from the kernel tree: run 'make perf'"
 
@@ -26,6 +26,10 @@ need_cmd busybox perf cpio gzip rsync gcc bash objdump dpkg /usr/bin/python3
 # copy_libs FILE: copy every shared library FILE needs into the root.
 copy_libs() {
 	local lib
+	if file -L "$1" | grep -q 'ELF 32-bit'; then
+		copy_libs32 "$1"
+		return
+	fi
 	# mawk has no \s; ldd prints "name => path (addr)" or "path (addr)"
 	ldd "$1" 2>/dev/null | awk '
 		$2 == "=>" && $3 ~ /^\// { print $3; next }
@@ -33,6 +37,31 @@ copy_libs() {
 		[ -e "$root$lib" ] && continue
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
+	done
+}
+
+# copy_libs32 FILE: the same for a 32-bit (i386) FILE.  ldd runs FILE's
+# loader, which a host without ia32 emulation cannot: follow the ELF's
+# interpreter and NEEDED entries instead, in the multilib directories that
+# Debian's i386 loader searches (gcc-multilib).
+copy_libs32() {
+	local lib name dir
+	lib=$(readelf -l "$1" | sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p')
+	for name in ${lib:+"$lib"} $(objdump -p "$1" | awk '$1 == "NEEDED" { print $2 }'); do
+		case "$name" in
+		/*) lib=$name ;;
+		*)
+			lib=
+			for dir in /lib32 /usr/lib32; do
+				[ -e "$dir/$name" ] && { lib=$dir/$name; break; }
+			done
+			[ -n "$lib" ] || die "$1 needs $name, which is not in /lib32 or /usr/lib32: run 'make deps' (gcc-multilib)"
+			;;
+		esac
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+		copy_libs32 "$lib"
 	done
 }
 

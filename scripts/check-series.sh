@@ -5,7 +5,11 @@
 #     a worktree of its own, build/linux-bisect, O=build/kernel-bisect);
 #   - configurations without the feature build: CONFIG_CPU_SUP_AMD=n
 #     (build/kernel-noamd) and CONFIG_PERF_EVENTS=n (build/kernel-noperf, as
-#     user-mode Linux: x86 itself always selects PERF_EVENTS).
+#     user-mode Linux: x86 itself always selects PERF_EVENTS);
+#   - the documentation: scripts/kernel-doc -none -Wall says nothing of the
+#     C files the series adds and no more of those it changes than of the
+#     base's; the Sphinx build of Documentation/arch/x86 (htmldocs,
+#     SPHINXDIRS) warns of nothing the base's does not.
 # Prints "N passed, N failed" like make check.
 . "$(dirname "$0")/lib.sh"
 
@@ -51,6 +55,47 @@ result() {	# result RC NAME
 if [ ! -e "$wt/.git" ]; then
 	git -C "$src" worktree add -q --detach "$wt" base
 fi
+
+# kernel-doc's complaints of the series' C files, less the base's
+kdoc() {
+	local f out=0 n b
+	git -C "$wt" checkout -q --detach base
+	for f in $(git -C "$src" diff --name-only base HEAD -- '*.c' '*.h' | grep -v '^tools/'); do
+		n=$(cd "$src" && perl scripts/kernel-doc -none -Wall "$f" 2>&1 | wc -l)
+		b=0
+		if [ -e "$wt/$f" ]; then
+			b=$(cd "$wt" && perl scripts/kernel-doc -none -Wall "$f" 2>&1 | wc -l)
+		fi
+		if [ "$n" -gt "$b" ]; then
+			echo "kernel-doc: $f: $n warnings, the base $b:"
+			(cd "$src" && perl scripts/kernel-doc -none -Wall "$f" 2>&1)
+			out=1
+		fi
+	done
+	return $out
+}
+rc=0
+step "kernel-doc -none -Wall on the files the series touches" kdoc || rc=$?
+result $rc "kernel-doc is clean on the series' C files"
+
+# Sphinx warnings of Documentation/arch/x86, with the tree's path cut off
+sphinx_warnings() {	# sphinx_warnings TREE OUT
+	make -C "$1" O="$2" SPHINXDIRS=arch/x86 htmldocs 2>&1 |
+		grep -E 'WARNING|ERROR' | grep -v 'dot(1) not found' |
+		sed "s|$1/||" | sort -u
+}
+htmldocs() {
+	local new
+	sphinx_warnings "$wt" "$BUILD/docs-base" >"$BUILD/docs-base.warnings"
+	sphinx_warnings "$src" "$BUILD/docs" >"$BUILD/docs.warnings"
+	new=$(comm -13 "$BUILD/docs-base.warnings" "$BUILD/docs.warnings")
+	[ -e "$BUILD/docs/Documentation/output/arch/x86/lwp.html" ] ||
+		{ echo "htmldocs: no lwp.html"; return 1; }
+	[ -z "$new" ] || { echo "htmldocs: new warnings:"; echo "$new"; return 1; }
+}
+rc=0
+step "htmldocs (SPHINXDIRS=arch/x86), the series against the base" htmldocs || rc=$?
+result $rc "Documentation/arch/x86 builds with Sphinx with no new warning"
 for c in $(git -C "$src" rev-list --reverse base..HEAD); do
 	subj=$(git -C "$src" log -1 --format=%s "$c")
 	git -C "$wt" checkout -q --detach "$c"

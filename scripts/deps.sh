@@ -28,6 +28,11 @@ PKGS=(
 	python3-pyte ncurses-base
 	# checks: sparse, codespell and checkpatch's SPDX check
 	sparse codespell python3-ply python3-git
+	# 32-bit (i386) programs: the x86 kselftests' _32 variants and the
+	# compat tests of the lwp PMU
+	gcc-multilib
+	# make check-series: the Sphinx build of the documentation
+	python3-sphinx
 	# faster rebuilds
 	ccache
 )
