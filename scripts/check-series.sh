@@ -86,6 +86,8 @@ sphinx_warnings() {	# sphinx_warnings TREE OUT
 }
 htmldocs() {
 	local new
+	# from scratch: Sphinx repeats no warning of a page it does not rebuild
+	rm -rf "$BUILD/docs-base" "$BUILD/docs"
 	sphinx_warnings "$wt" "$BUILD/docs-base" >"$BUILD/docs-base.warnings"
 	sphinx_warnings "$src" "$BUILD/docs" >"$BUILD/docs.warnings"
 	new=$(comm -13 "$BUILD/docs-base.warnings" "$BUILD/docs.warnings")
