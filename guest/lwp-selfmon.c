@@ -49,7 +49,7 @@ struct lwpcb {
 	uint8_t reserved3[56];
 	struct {
 		uint32_t interval, counter;
-	} ev[3];	/* at LwpEventOffset 128 on every LWP part */
+	} ev[3];	/* LwpEventOffset 128: CPUID 8000_001C EBX of the FX-8150 and the emulator */
 };
 
 struct lwp_event {
