@@ -41,7 +41,7 @@ KVARIANT := $(if $(filter 1,$(DEBUG)),debug,plain)
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree export qemu-tree qemu-export kernel qemu perf initramfs \
-	demo shell check check-series check-perf bench lint clean distclean
+	demo shell check check-series check-perf bench fuzz lint clean distclean
 
 help:
 	@echo "make demo         build everything, boot, show perf profiling a workload"
@@ -56,9 +56,11 @@ help:
 	@echo "make check-series every kernel patch builds; !CPU_SUP_AMD, !PERF_EVENTS build (slow)"
 	@echo "make check-perf   the whole perf test on the series' kernel and on the base, compared (slow)"
 	@echo "make bench        instruction counts of the context-switch path (TCG plugin)"
+	@echo "make fuzz         trinity against the lwp PMU on the debug kernel, unprivileged (slow)"
 	@echo "make deps         install the Debian packages the harness needs"
 	@echo "Options: FAST=1 (check without the debug kernel), DEBUG=1 (demo/shell/bench on the debug kernel),"
-	@echo "         CPU_LWP=..., CPU_NOLWP=..., FORCE=1 (tree/export)"
+	@echo "         CPU_LWP=..., CPU_NOLWP=..., FORCE=1 (tree/export),"
+	@echo "         FUZZ_SEEDS='1 2 3' FUZZ_SECONDS=300 (fuzz: trinity's seeds, seconds per seed)"
 
 deps:
 	scripts/deps.sh
@@ -122,9 +124,20 @@ check-perf: qemu initramfs
 bench: qemu initramfs
 	scripts/bench.sh $(KVARIANT) $(CPU_LWP)
 
+# trinity on the debug kernel, one boot per seed (guest/fuzz.sh)
+FUZZ_SEEDS ?= 1 2 3
+FUZZ_SECONDS ?= 300
+export FUZZ_SECONDS
+fuzz: qemu build/linux/.git
+	@scripts/deps.sh
+	scripts/build-kernel.sh debug
+	scripts/build-perf.sh
+	scripts/build-initramfs.sh debug
+	scripts/fuzz.sh $(FUZZ_SEEDS)
+
 clean:
 	rm -rf build/kernel build/kernel-debug build/kernel-bisect build/kernel-base build/kernel-noamd \
-		build/kernel-noperf build/qemu-build build/kselftests build/bench build/perf build/perf-install \
+		build/kernel-noperf build/qemu-build build/kselftests build/bench build/fuzz build/perf build/perf-install \
 		build/initramfs.root build/initramfs.cpio.gz build/check build/check-perf
 
 # also drops the work trees; refuses while they hold unexported work

@@ -145,7 +145,21 @@ asm(".text\n"
     "	ret\n"
     ".globl br_fn\n"
     "br_fn:\n"
+    "	ret\n"
+    /* 8 NOPs between two LLWPCBs: the second ends their TB early */
+    ".globl nops_llwpcb\n"
+    "nops_llwpcb:\n"
+    "	llwpcb %rdi\n"
+    "	.rept 7\n"
+    "	nop\n"
+    "	.endr\n"
+    ".globl nops_last\n"
+    "nops_last:\n"
+    "	nop\n"
+    "	llwpcb %rsi\n"
     "	ret\n");
+void nops_llwpcb(struct lwpcb *cb, unsigned long zero);
+extern char nops_last[];
 
 static sigjmp_buf jb;
 static volatile int last_sig;
@@ -427,6 +441,76 @@ static void test_ire(void)
 	       "an EventInterval below 16 counts as 16: %u records (expected %u)", nrecords(),
 	       341 / 17);
 
+}
+
+/*
+ * Both hardware events overflow at the same branch: EventId 2 every 34
+ * instructions, EventId 3 every 17 branches, of the loop's dec + jnz.
+ * The CPU holds one pending record; neither record may be lost.
+ */
+static void test_ire_bre_together(void)
+{
+	unsigned int i, ok;
+
+	setup(F_IRE | F_BRE, NREC, 16);
+	cb.ev[1].interval = 33;
+	cb.ev[1].counter = 34;		/* the 35th instruction: the 17th jnz */
+	ire_loop(&cb, 170, 0);
+	ok = nrecords() == 20;
+	for (i = 0; ok && i < 20; i++)
+		ok = ring[i].id == (i % 2 ? 3 : 2) && ring[i].ip == (uintptr_t)ire_jnz;
+	if (!ok)
+		for (i = 0; i < nrecords() && i < 4; i++)
+			printf("# record %u: id %u ip %#llx\n", i, ring[i].id,
+			       (unsigned long long)ring[i].ip);
+	result(ok && cb.missed == 0,
+	       "instructions and branches retired overflow at one jnz 10 times: %u records "
+	       "(expected 20, EventId 2 then 3, each naming the jnz), MissedEvents %llu",
+	       nrecords(), (unsigned long long)cb.missed);
+}
+
+/*
+ * A record of the last instruction before LLWPCB, which ends the TB
+ * early in the emulator: it names that instruction, not the LLWPCB.
+ */
+static void test_before_llwpcb(void)
+{
+	setup(F_IRE, NREC, 16);
+	cb.ev[1].counter = 7;		/* the 8th NOP */
+	nops_llwpcb(&cb, 0);
+	result(nrecords() == 1 && ring[0].id == 2 && ring[0].ip == (uintptr_t)nops_last,
+	       "a record at the instruction before an LLWPCB names it: %u records, ip %#llx "
+	       "(expected %p)", nrecords(), (unsigned long long)ring[0].ip, nops_last);
+}
+
+/*
+ * Random: the low bits of each reload are pseudo-random, never below the
+ * minimum interval of 16, and not the same sequence for every LWPCB.
+ * The loop's records name dec or jnz: the pattern of the two follows the
+ * reloads.
+ */
+static void test_random(void)
+{
+	static char pattern[2][NREC + 1];
+	const unsigned int n = 2000;	/* 4001 instructions */
+	unsigned int i, k, nrec[2];
+
+	for (k = 0; k < 2; k++) {
+		setup(F_IRE, NREC, 16);	/* reloads from 16 with bits 4:0 random */
+		cb.size |= 5u << 28;
+		ire_loop(&cb, n, 0);
+		nrec[k] = nrecords();
+		for (i = 0; i < nrec[k]; i++)
+			pattern[k][i] = ring[i].ip == (uintptr_t)ire_jnz ? 'j' : 'd';
+		pattern[k][i] = 0;
+	}
+	result(nrec[0] <= (1 + 2 * n) / 17 && nrec[1] <= (1 + 2 * n) / 17 &&
+	       nrec[0] >= (1 + 2 * n) / 33 && nrec[1] >= (1 + 2 * n) / 33,
+	       "Random 5 on EventInterval 16: %u and %u records for %u instructions "
+	       "(periods 17 to 33: %u to %u)", nrec[0], nrec[1], 1 + 2 * n,
+	       (1 + 2 * n) / 33, (1 + 2 * n) / 17);
+	result(nrec[0] != nrec[1] || strcmp(pattern[0], pattern[1]),
+	       "Random: two LWPCBs loaded one after the other reload differently");
 }
 
 static void test_unmapped_ring(void)
@@ -781,6 +865,9 @@ int main(void)
 	test_lwpval();
 	test_ire();
 	test_bre();
+	test_ire_bre_together();
+	test_before_llwpcb();
+	test_random();
 	test_threshold();
 	test_xsave();
 	test_threads();

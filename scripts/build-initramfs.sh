@@ -147,6 +147,8 @@ assemble() {
 	copy_elf /usr/bin/objdump
 	# the kselftest runner needs GNU timeout (--foreground)
 	copy_elf /usr/bin/timeout
+	# make fuzz (guest/fuzz.sh)
+	copy_elf /usr/bin/trinity
 	# a terminal for perf's TUI (guest/suites/36-lwp-perf-tui): a pty
 	# driven by guest/tui.py, the screen emulated by pyte (tmux needs unix
 	# sockets, which the harness kernel does not have), and the terminfo
@@ -168,7 +170,7 @@ assemble() {
 		copy_libs "$root/harness/bin/$(basename "$f" .c)"
 	done
 	cp -r "$TOP/guest/suites" "$TOP/guest/lib" "$root/harness/"
-	cp "$TOP/guest/demo.sh" "$TOP/guest/bench.sh" "$TOP/guest/kselftest-skip.txt" \
+	cp "$TOP/guest/demo.sh" "$TOP/guest/bench.sh" "$TOP/guest/fuzz.sh" "$TOP/guest/kselftest-skip.txt" \
 		"$TOP/guest/perf-test-skip.txt" "$root/harness/"
 	cp -a "$ksel/install" "$root/kselftests"
 	for f in $(find "$root/kselftests" -type f -perm -u+x); do

@@ -35,6 +35,8 @@ PKGS=(
 	python3-sphinx
 	# faster rebuilds
 	ccache
+	# make fuzz: the system call fuzzer
+	trinity
 )
 
 installed=$( (dpkg-query -W -f='${Package} ${Status}\n' "${PKGS[@]}" 2>/dev/null || true) |

@@ -65,7 +65,7 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--results")
     ap.add_argument("--label", default="")
-    ap.add_argument("--mode", default="check", choices=["check", "demo", "shell", "bench"])
+    ap.add_argument("--mode", default="check", choices=["check", "demo", "shell", "bench", "fuzz"])
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--smp", default="2")
     ap.add_argument("--mem", default="1G")
