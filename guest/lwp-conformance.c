@@ -27,40 +27,14 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "lwp.h"
+#include "tap.h"
 #include <x86intrin.h>
 
 #define ARCH_REQ_XCOMP_PERM	0x1023
 #define XFEATURE_LWP		62
 #define MSR_LWP_CFG		0xc0000105
-
-struct lwpcb {
-	uint32_t flags;
-	uint32_t size;		/* BufferSize, Random in 31:28 */
-	uint64_t base;
-	uint32_t head;
-	uint32_t rsvd0;
-	uint64_t missed;
-	uint32_t threshold;
-	uint32_t filters;
-	uint64_t base_ip, limit_ip, rsvd1;
-	uint32_t tail;
-	uint32_t rsvd2;
-	uint8_t rsvd3[56];
-	struct {
-		uint32_t interval;
-		uint32_t counter;
-	} ev[3];		/* EventIds 1, 2, 3 at 128, 136, 144 */
-};
-
-struct rec {
-	uint8_t id, core;
-	uint16_t flags;
-	uint32_t data1;
-	uint64_t ip, data2, data3;
-};
-
-_Static_assert(sizeof(struct lwpcb) == 152, "LWPCB is 19 quadwords");
-_Static_assert(sizeof(struct rec) == 32, "records are 32 bytes");
 
 #define F_VAL	(1u << 1)
 #define F_IRE	(1u << 2)
@@ -72,30 +46,9 @@ _Static_assert(sizeof(struct rec) == 32, "records are 32 bytes");
 #define NREC	256
 
 static struct lwpcb cb __attribute__((aligned(64)));
-static struct rec ring[NREC] __attribute__((aligned(64)));
+static struct lwp_rec ring[NREC] __attribute__((aligned(64)));
 static uint64_t lwp_cfg;
 static uint32_t cpuid_edx;
-static int ntest, nfail;
-
-static void result(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d ", ok ? "" : "not ", ++ntest);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		nfail++;
-}
-
-static void skip(const char *what, const char *why)
-{
-	printf("ok %d %s # SKIP %s\n", ++ntest, what, why);
-}
 
 static void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
@@ -157,9 +110,53 @@ asm(".text\n"
     "nops_last:\n"
     "	nop\n"
     "	llwpcb %rsi\n"
+    "	ret\n"
+    /* XSAVE of component 62 after 10 NOPs of the same block */
+    ".globl xsave_mid\n"
+    "xsave_mid:\n"
+    "	mov $0x40000000, %edx\n"
+    "	xor %eax, %eax\n"
+    "	xor %ecx, %ecx\n"
+    "	llwpcb %rdi\n"
+    "	.rept 10\n"
+    "	nop\n"
+    "	.endr\n"
+    "	xsave (%rsi)\n"
+    "	llwpcb %rcx\n"
+    "	ret\n"
+    /* 5 NOPs, XRSTOR of component 62, 7 NOPs */
+    ".globl xrstor_mid\n"
+    "xrstor_mid:\n"
+    "	mov $0x40000000, %edx\n"
+    "	xor %eax, %eax\n"
+    "	xor %ecx, %ecx\n"
+    "	llwpcb %rdi\n"
+    "	.rept 5\n"
+    "	nop\n"
+    "	.endr\n"
+    "	xrstor (%rsi)\n"
+    "	.rept 7\n"
+    "	nop\n"
+    "	.endr\n"
+    "	llwpcb %rcx\n"
+    "	ret\n"
+    /* 10 NOPs, then an LWPINS: returns EventCounter2 as the LWPCB has it */
+    ".globl lwpins_flushed\n"
+    "lwpins_flushed:\n"
+    "	xor %ecx, %ecx\n"
+    "	llwpcb %rdi\n"
+    "	.rept 10\n"
+    "	nop\n"
+    "	.endr\n"
+    "	lwpins $0, %ecx, %rcx\n"
+    "	mov 140(%rdi), %eax\n"
+    "	llwpcb %rcx\n"
     "	ret\n");
 void nops_llwpcb(struct lwpcb *cb, unsigned long zero);
 extern char nops_last[];
+void xsave_mid(struct lwpcb *cb, void *img);
+void xrstor_mid(struct lwpcb *cb, void *img);
+uint32_t lwpins_flushed(struct lwpcb *cb);
 
 static sigjmp_buf jb;
 static volatile int last_sig;
@@ -187,7 +184,7 @@ static void setup(uint32_t flags, unsigned int nrec, uint32_t interval)
 	memset(&cb, 0, sizeof(cb));
 	memset(ring, 0, sizeof(ring));
 	cb.flags = flags;
-	cb.size = nrec * sizeof(struct rec);
+	cb.size = nrec * sizeof(struct lwp_rec);
 	cb.base = (uintptr_t)ring;
 	for (i = 0; i < 3; i++) {
 		cb.ev[i].interval = interval;
@@ -207,7 +204,7 @@ static uint8_t core_id(void)
 
 static unsigned int nrecords(void)
 {
-	return cb.head / sizeof(struct rec);
+	return cb.head / sizeof(struct lwp_rec);
 }
 
 /* --- the #UD encodings, as raw bytes --- */
@@ -280,6 +277,7 @@ static void test_llwpcb(void)
 	__llwpcb(&cb);
 	flags = cb.flags;
 	__llwpcb(NULL);		/* before anything else retires instructions */
+	pin_u("LLWPCB takes reserved Flags bits and masks them off");
 	result(flags == effective(0xffffffffu),
 	       "LLWPCB writes the effective Flags back: %#x (expected %#x)", flags,
 	       effective(0xffffffffu));
@@ -337,10 +335,13 @@ static void test_lwpins(void)
 			ok = 0;
 	}
 	__llwpcb(NULL);
+	pin_u("a full ring keeps one slot empty");
 	result(ok, "LWPINS returns CF=0 for records 1-31 and CF=1 once the ring is full");
 	result(cb.missed == 9, "MissedEvents counts the 9 lost records (got %llu)",
 	       (unsigned long long)cb.missed);
+	pin_u("a full ring keeps one slot empty");
 	result(cb.head == 31 * 32, "the head stays at the last slot (got %u)", cb.head);
+	pin_u("a full ring keeps one slot empty; the new record overwrites the last one stored");
 	result(ring[30].data1 == 0x100 + 39 && ring[29].data1 == 0x100 + 29,
 	       "a record into a full ring overwrites the last one (slot 30 data1 %#x, slot 29 %#x)",
 	       ring[30].data1, ring[29].data1);
@@ -428,8 +429,10 @@ static void test_ire(void)
 			printf("# record %u: id %u ip %#llx (expected %#llx)\n", i, ring[i].id,
 			       (unsigned long long)ring[i].ip, (unsigned long long)want);
 	}
+	pin_u("no skid: the record names the instruction that overflowed the counter");
 	result(ok, "each EventId 2 record names the instruction that overflowed the counter");
 	expected = period - 1 - (1 + 2 * n - expected * period);
+	pin_u("LLWPCB is counted by neither LWP instance");
 	result((cb.ev[1].counter & 0x3ffffff) == expected,
 	       "LLWPCB 0 writes the remaining count back: %u (expected %u)",
 	       cb.ev[1].counter & 0x3ffffff, expected);
@@ -437,6 +440,7 @@ static void test_ire(void)
 	setup(F_IRE, NREC, 5);	/* raised to the minimum of 16 */
 	cb.ev[1].counter = 16;
 	ire_loop(&cb, 170, 0);
+	pin_u("the minimum EventInterval of EventId 2 is 16");
 	result(nrecords() == 341 / 17,
 	       "an EventInterval below 16 counts as 16: %u records (expected %u)", nrecords(),
 	       341 / 17);
@@ -463,6 +467,7 @@ static void test_ire_bre_together(void)
 		for (i = 0; i < nrecords() && i < 4; i++)
 			printf("# record %u: id %u ip %#llx\n", i, ring[i].id,
 			       (unsigned long long)ring[i].ip);
+	pin_u("both records are kept, EventId 2's first");
 	result(ok && cb.missed == 0,
 	       "instructions and branches retired overflow at one jnz 10 times: %u records "
 	       "(expected 20, EventId 2 then 3, each naming the jnz), MissedEvents %llu",
@@ -478,6 +483,7 @@ static void test_before_llwpcb(void)
 	setup(F_IRE, NREC, 16);
 	cb.ev[1].counter = 7;		/* the 8th NOP */
 	nops_llwpcb(&cb, 0);
+	pin_u("no skid");
 	result(nrecords() == 1 && ring[0].id == 2 && ring[0].ip == (uintptr_t)nops_last,
 	       "a record at the instruction before an LLWPCB names it: %u records, ip %#llx "
 	       "(expected %p)", nrecords(), (unsigned long long)ring[0].ip, nops_last);
@@ -504,11 +510,13 @@ static void test_random(void)
 			pattern[k][i] = ring[i].ip == (uintptr_t)ire_jnz ? 'j' : 'd';
 		pattern[k][i] = 0;
 	}
+	pin_u("Random replaces the low bits of a reload, which stays at least 16");
 	result(nrec[0] <= (1 + 2 * n) / 17 && nrec[1] <= (1 + 2 * n) / 17 &&
 	       nrec[0] >= (1 + 2 * n) / 33 && nrec[1] >= (1 + 2 * n) / 33,
 	       "Random 5 on EventInterval 16: %u and %u records for %u instructions "
 	       "(periods 17 to 33: %u to %u)", nrec[0], nrec[1], 1 + 2 * n,
 	       (1 + 2 * n) / 33, (1 + 2 * n) / 17);
+	pin_u("the Random generator runs on across LWPCBs");
 	result(nrec[0] != nrec[1] || strcmp(pattern[0], pattern[1]),
 	       "Random: two LWPCBs loaded one after the other reload differently");
 }
@@ -551,6 +559,7 @@ static void test_bre(void)
 
 	setup(F_BRE, NREC, 16);
 	br_loop(&cb, 171, 0);
+	pin_u("CALL, RET and JNZ count as branches retired");
 	result(nrecords() == 3 * 171 / 17,
 	       "branches retired, interval 16, 513 branches: %u records (expected 30)", nrecords());
 
@@ -562,6 +571,7 @@ static void test_bre(void)
 		for (j = 0; ok && j < 10; j++)
 			ok = ring[j].id == 3 && ring[j].ip == (uintptr_t)k[i].ip &&
 			     ring[j].data2 == (uintptr_t)k[i].target && ring[j].flags == 1;
+		pin_u("Filters bits 27-29 drop absolute, conditional, relative branches; Flags bit 0 = taken; Data2 = target");
 		result(ok, "filters %#x count only %s branches: %u records with address, target "
 		       "and taken flag", k[i].filters, k[i].kind, nrecords());
 	}
@@ -570,6 +580,7 @@ static void test_bre(void)
 	setup(F_BRE, NREC, 16);
 	cb.filters = NO_ABS | NO_REL;
 	br_loop(&cb, 17, 0);
+	pin_u("Data2 = the fall-through of a branch not taken, Flags bit 0 clear");
 	result(nrecords() == 1 && ring[0].ip == (uintptr_t)br_jnz &&
 	       ring[0].data2 == (uintptr_t)br_end && ring[0].flags == 0,
 	       "a branch not taken: the record has the fall-through and taken clear");
@@ -577,6 +588,7 @@ static void test_bre(void)
 	setup(F_BRE, NREC, 16);
 	cb.filters = NO_ABS | NO_REL | NO_COND;
 	br_loop(&cb, 170, 0);
+	pin_u("Filters bits 27-29 drop absolute, conditional, relative branches");
 	result(nrecords() == 0, "all branch kinds filtered: no records (%u)", nrecords());
 }
 
@@ -637,6 +649,14 @@ static void test_threshold(void)
 	       "the threshold interrupt fires once when the fill reaches Threshold (%ld)",
 	       after - before);
 
+	/* what the flush before the interrupt writes, 10 instructions in */
+	setup(F_IRE | F_INT, NREC, 1000);
+	cb.threshold = 32;
+	i = lwpins_flushed(&cb) & 0x3ffffff;
+	pin_u("the flush before the threshold interrupt writes exact counters");
+	result(i == 990, "the flush before the threshold interrupt of an LWPINS record writes "
+	       "EventCounter2 %d after 10 instructions from 1000 (expected 990)", i);
+
 	setup(F_VAL, 32, 0);	/* Flags[31] clear: no interrupt */
 	cb.threshold = 4 * 32;
 	before = irq_count();
@@ -658,6 +678,43 @@ static void xsave62(uint8_t *buf)
 static void xrstor62(uint8_t *buf)
 {
 	asm volatile("xrstor (%0)" :: "r"(buf), "a"(0), "d"(1u << 30) : "memory");
+}
+
+/* EventCounter2 in an XSAVE image (component 62 at 832, counters at 0x40) */
+static uint32_t image_counter2(const uint8_t *img)
+{
+	uint32_t c;
+
+	memcpy(&c, img + 832 + 0x44, 4);
+	return c & 0x3ffffff;
+}
+
+/*
+ * XSAVE and XRSTOR in user mode, in the middle of what the emulator
+ * translates as one block: the saved counter has the instructions before
+ * the XSAVE taken off; an instance that XRSTOR loads counts from the
+ * instruction after it.
+ */
+static void test_xsave_mid_block(void)
+{
+	static uint8_t img[1024] __attribute__((aligned(64)));
+	uint32_t saved;
+
+	memset(img, 0, sizeof(img));
+	setup(F_IRE, NREC, 1000);
+	xsave_mid(&cb, img);
+	saved = image_counter2(img);
+	pin_u("XSAVE saves exact counters");
+	result(saved == 990,
+	       "XSAVE after 10 instructions of an LWP instance loaded with EventCounter2 "
+	       "1000 saves %u (expected 990)", saved);
+
+	setup(F_IRE, NREC, 500);
+	xrstor_mid(&cb, img);
+	pin_u("an instance that XRSTOR loads counts from the next instruction; XRSTOR counts for neither");
+	result((cb.ev[1].counter & 0x3ffffff) == saved - 7,
+	       "XRSTOR of that image, then 7 instructions: the LWPCB gets %u (expected %u)",
+	       cb.ev[1].counter & 0x3ffffff, saved - 7);
 }
 
 static void test_xsave(void)
@@ -683,6 +740,7 @@ static void test_xsave(void)
 	       "the XSAVE image holds LWP_CBADDR, Flags, head, base and size "
 	       "(%#llx %#x %u %#llx %u)", (unsigned long long)cbaddr, flags, head,
 	       (unsigned long long)base, size);
+	pin_u("XSAVE leaves LWP running");
 	result(__slwpcb() == &cb, "XSAVE leaves LWP running");
 
 	__llwpcb(NULL);
@@ -728,6 +786,7 @@ static void test_threads(void)
 
 	pthread_create(&t, NULL, other_thread, NULL);
 	pthread_join(t, &eax);
+	pin_u("CPUID 8000_001C EAX is 0 in a thread whose XCR0[62] is clear");
 	result(eax == NULL,
 	       "a thread that never ran an LWP instruction sees CPUID 8000_001C EAX = 0 (%#lx)",
 	       (unsigned long)(uintptr_t)eax);
@@ -743,6 +802,7 @@ static void test_threads(void)
 	ire_loop(&cb, n, 0);
 	stop_spin = 1;
 	pthread_join(t, NULL);
+	pin_u("counts are exact across context switches (no skid, no loss)");
 	result(nrecords() == expected,
 	       "instructions retired stay exact beside a yielding thread on the same CPU: "
 	       "%u records (expected %u)", nrecords(), expected);
@@ -764,6 +824,7 @@ static void test_not_granted(void)
 		_exit(0);
 	}
 	waitpid(pid, &status, 0);
+	pin_u("the LWP instructions raise #UD while XCR0[62] is clear");
 	result(WIFSIGNALED(status) && WTERMSIG(status) == SIGILL,
 	       "a process without the grant: CPUID EAX = 0 and SLWPCB raises SIGILL (status %#x)",
 	       status);
@@ -870,6 +931,7 @@ int main(void)
 	test_random();
 	test_threshold();
 	test_xsave();
+	test_xsave_mid_block();
 	test_threads();
 	test_unmapped_ring();
 	printf("1..%d\n", ntest);

@@ -14,29 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tap.h"
+
 #define MSR_LWP_CFG	0xc0000105
 #define MSR_LWP_CBADDR	0xc0000106
-
-static int ntest, nfail;
-
-static void result(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d ", ok ? "" : "not ", ++ntest);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!ok)
-		nfail++;
-}
-
-static void skip(const char *what, const char *why)
-{
-	printf("ok %d %s # SKIP %s\n", ++ntest, what, why);
-}
 
 static void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
@@ -106,14 +87,19 @@ static void test_cpuid(void)
 	cpuid(0x80000000, 0, r);
 	result(r[0] >= 0x8000001c, "CPUID 8000_0000: extended level %#x reaches 8000_001C", r[0]);
 	cpuid(0x8000001c, 0, r);
+	pin_u("the FX-8150's CPUID 8000_001C (Bulldozer/Piledriver profile)");
 	result(r[1] == 0x80032013, "CPUID 8000_001C EBX = 0x80032013 (got %#x)", r[1]);
+	pin_u("the FX-8150's CPUID 8000_001C (Bulldozer/Piledriver profile)");
 	result(r[2] == 0x00010200, "CPUID 8000_001C ECX = 0x00010200 (got %#x)", r[2]);
+	pin_u("the FX-8150's CPUID 8000_001C (Bulldozer/Piledriver profile)");
 	result(r[3] == 0x8000000f, "CPUID 8000_001C EDX = 0x8000000f (got %#x)", r[3]);
 	asm volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
-	if (!(xcr0_hi & (1u << 30)))
+	if (!(xcr0_hi & (1u << 30))) {
+		pin_u("CPUID 8000_001C EAX is 0 while XCR0[62] is clear");
 		result(r[0] == 0, "CPUID 8000_001C EAX = 0 while XCR0.LWP is clear (got %#x)", r[0]);
-	else
+	} else {
 		skip("CPUID 8000_001C EAX = 0 while XCR0.LWP is clear", "the kernel set XCR0.LWP");
+	}
 }
 
 static void test_msrs(int fd)
@@ -145,10 +131,13 @@ static void test_msrs(int fd)
 
 	/* enabling what EDX lacks faults: DME (bit 4), Cont (29), PTSC (30) */
 	err = wrmsr(fd, MSR_LWP_CFG, 1u << 4);
+	pin_u("LWP_CFG takes only the events CPUID offers (no EventId 4)");
 	result(err == -EIO, "WRMSR LWP_CFG enabling EventId 4 raises #GP (%s)", strerror(-err));
 	err = wrmsr(fd, MSR_LWP_CFG, 1u << 29);
+	pin_u("no continuous mode (Bulldozer profile)");
 	result(err == -EIO, "WRMSR LWP_CFG enabling continuous mode raises #GP (%s)", strerror(-err));
 	err = wrmsr(fd, MSR_LWP_CFG, 1u << 30);
+	pin_u("no PTSC (Bulldozer profile)");
 	result(err == -EIO, "WRMSR LWP_CFG enabling PTSC raises #GP (%s)", strerror(-err));
 	err = rdmsr(fd, MSR_LWP_CFG, &v);
 	result(!err && v == 0x12340000000aULL,

@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lwp.h"
+
 #define ARCH_REQ_XCOMP_PERM	0x1023
 #define XFEATURE_LWP		62
 
@@ -38,29 +40,8 @@
 #define RECORDS			100
 #define EV_INSTRUCTIONS		2
 
-struct lwpcb {
-	uint32_t flags, buffer_size;
-	uint64_t buffer_base;
-	uint32_t head, reserved0;
-	uint64_t missed_events;
-	uint32_t threshold, filters;
-	uint64_t base_ip, limit_ip, reserved1;
-	uint32_t tail, reserved2;
-	uint8_t reserved3[56];
-	struct {
-		uint32_t interval, counter;
-	} ev[3];	/* LwpEventOffset 128: CPUID 8000_001C EBX of the FX-8150 and the emulator */
-};
-
-struct lwp_event {
-	uint8_t event_id, core_id;
-	uint16_t flags;
-	uint32_t data1;
-	uint64_t inst_addr, data2, data3;
-};
-
 static struct lwpcb cb __attribute__((aligned(64)));
-static struct lwp_event ring[2 * RECORDS] __attribute__((aligned(64)));
+static struct lwp_rec ring[2 * RECORDS] __attribute__((aligned(64)));
 
 static double seconds(clockid_t id)
 {
@@ -85,8 +66,8 @@ static int round_once(char *why, size_t len)
 
 	memset(&cb, 0, sizeof(cb));
 	cb.flags = 1u << EV_INSTRUCTIONS;
-	cb.buffer_size = sizeof(ring);
-	cb.buffer_base = (uintptr_t)ring;
+	cb.size = sizeof(ring);
+	cb.base = (uintptr_t)ring;
 	cb.ev[EV_INSTRUCTIONS - 1].interval = PERIOD - 1;
 	cb.ev[EV_INSTRUCTIONS - 1].counter = PERIOD / 2;
 
@@ -109,17 +90,17 @@ static int round_once(char *why, size_t len)
 			 eax, edx);
 		return 1;
 	}
-	nr = cb.head / sizeof(struct lwp_event);
-	if (nr != RECORDS || cb.missed_events) {
+	nr = cb.head / sizeof(struct lwp_rec);
+	if (nr != RECORDS || cb.missed) {
 		snprintf(why, len, "%u records (want %u), %llu missed", nr, RECORDS,
-			 (unsigned long long)cb.missed_events);
+			 (unsigned long long)cb.missed);
 		return 1;
 	}
 	for (i = 0; i < nr; i++) {
-		if (ring[i].event_id != EV_INSTRUCTIONS || ring[i].inst_addr != ip) {
+		if (ring[i].id != EV_INSTRUCTIONS || ring[i].ip != ip) {
 			snprintf(why, len, "record %u: EventId %u at %#llx (the loop: %#lx)",
-				 i, ring[i].event_id,
-				 (unsigned long long)ring[i].inst_addr, ip);
+				 i, ring[i].id,
+				 (unsigned long long)ring[i].ip, ip);
 			return 1;
 		}
 	}

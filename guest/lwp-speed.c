@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "lwp.h"
+
 #define ARCH_REQ_XCOMP_PERM	0x1023
 
 /* 5 instructions, 1 branch per iteration */
@@ -45,20 +47,6 @@ asm(".text\n"
     "	dec %rcx\n"
     "	jnz 2b\n"
     "	ret\n");
-
-struct lwpcb {
-	uint32_t flags, size;
-	uint64_t base;
-	uint32_t head, rsvd0;
-	uint64_t missed;
-	uint32_t threshold, filters;
-	uint64_t rsvd1[3];
-	uint32_t tail, rsvd2;
-	uint8_t rsvd3[56];
-	struct {
-		uint32_t interval, counter;
-	} ev[3];
-};
 
 static struct lwpcb cb __attribute__((aligned(64)));
 static uint8_t ring[1 << 20] __attribute__((aligned(64)));
