@@ -128,11 +128,8 @@ bench: qemu initramfs
 FUZZ_SEEDS ?= 1 2 3
 FUZZ_SECONDS ?= 300
 export FUZZ_SECONDS
-fuzz: qemu build/linux/.git
-	@scripts/deps.sh
-	scripts/build-kernel.sh debug
-	scripts/build-perf.sh
-	scripts/build-initramfs.sh debug
+fuzz: qemu
+	$(MAKE) initramfs DEBUG=1
 	scripts/fuzz.sh $(FUZZ_SEEDS)
 
 clean:

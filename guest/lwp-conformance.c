@@ -512,10 +512,10 @@ static void test_random(void)
 	}
 	pin_u("Random replaces the low bits of a reload, which stays at least 16");
 	result(nrec[0] <= (1 + 2 * n) / 17 && nrec[1] <= (1 + 2 * n) / 17 &&
-	       nrec[0] >= (1 + 2 * n) / 33 && nrec[1] >= (1 + 2 * n) / 33,
+	       nrec[0] >= (1 + 2 * n) / 32 && nrec[1] >= (1 + 2 * n) / 32,
 	       "Random 5 on EventInterval 16: %u and %u records for %u instructions "
-	       "(periods 17 to 33: %u to %u)", nrec[0], nrec[1], 1 + 2 * n,
-	       (1 + 2 * n) / 33, (1 + 2 * n) / 17);
+	       "(periods 17 to 32: %u to %u)", nrec[0], nrec[1], 1 + 2 * n,
+	       (1 + 2 * n) / 32, (1 + 2 * n) / 17);
 	pin_u("the Random generator runs on across LWPCBs");
 	result(nrec[0] != nrec[1] || strcmp(pattern[0], pattern[1]),
 	       "Random: two LWPCBs loaded one after the other reload differently");
