@@ -5,8 +5,10 @@
  * series' docs/system/i386/lwp.rst): the instructions and their faults,
  * LWPCB normalization, record contents of EventIds 1, 2, 3 and 255 with
  * exact counts and addresses, the branch filters, MissedEvents on a full
- * ring, the threshold interrupt, XSAVE/XRSTOR of component 62, and LWP
- * staying off where it was not granted.  Independent of the perf driver;
+ * ring, the ring wrapping, record stores that fault and are retried, the
+ * threshold interrupt, XSAVE/XRSTOR of component 62, LWP_CFG and
+ * LWP_CBADDR written while LWP runs, and LWP staying off where it was not
+ * granted.  Independent of the perf driver;
  * it needs only the kernel's grant of XCR0[62] through
  * arch_prctl(ARCH_REQ_XCOMP_PERM, 62).  Prints TAP.
  */
@@ -17,24 +19,27 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "lwp.h"
 #include "tap.h"
+#include "trap.h"
 #include <x86intrin.h>
 
 #define ARCH_REQ_XCOMP_PERM	0x1023
 #define XFEATURE_LWP		62
 #define MSR_LWP_CFG		0xc0000105
+#define MSR_LWP_CBADDR		0xc0000106
 
 #define F_VAL	(1u << 1)
 #define F_IRE	(1u << 2)
@@ -140,6 +145,22 @@ asm(".text\n"
     "	.endr\n"
     "	llwpcb %rcx\n"
     "	ret\n"
+    /*
+     * LLWPCB, then pwrite64(fd, buf, 8, LWP_CFG) as the 6th instruction
+     * counted; LWP stays on.  Returns what the syscall returns.
+     */
+    ".globl cfg_syscall\n"
+    "cfg_syscall:\n"
+    "	llwpcb %rdi\n"
+    "	mov %esi, %edi\n"
+    "	mov %rdx, %rsi\n"
+    "	mov $8, %edx\n"
+    "	mov $0xc0000105, %r10d\n"
+    "	mov $18, %eax\n"
+    ".globl cfg_syscall_insn\n"
+    "cfg_syscall_insn:\n"
+    "	syscall\n"
+    "	ret\n"
     /* 10 NOPs, then an LWPINS: returns EventCounter2 as the LWPCB has it */
     ".globl lwpins_flushed\n"
     "lwpins_flushed:\n"
@@ -157,24 +178,8 @@ extern char nops_last[];
 void xsave_mid(struct lwpcb *cb, void *img);
 void xrstor_mid(struct lwpcb *cb, void *img);
 uint32_t lwpins_flushed(struct lwpcb *cb);
-
-static sigjmp_buf jb;
-static volatile int last_sig;
-
-static void on_signal(int sig)
-{
-	last_sig = sig;
-	siglongjmp(jb, 1);
-}
-
-/* Run @fn; return the signal it raised (SIGILL, SIGSEGV) or 0 */
-static int trap(void (*fn)(void))
-{
-	last_sig = 0;
-	if (!sigsetjmp(jb, 1))
-		fn();
-	return last_sig;
-}
+long cfg_syscall(struct lwpcb *cb, int fd, const uint64_t *val);
+extern char cfg_syscall_insn[];
 
 static void setup(uint32_t flags, unsigned int nrec, uint32_t interval)
 {
@@ -209,7 +214,7 @@ static unsigned int nrecords(void)
 
 /* --- the #UD encodings, as raw bytes --- */
 #define UD_FN(name, bytes) \
-	static void name(void) { asm volatile(bytes ::: "memory"); }
+	static void name(void) { asm volatile(bytes ::: "rax", "memory"); }
 UD_FN(ud_l1, ".byte 0x8f, 0xe9, 0x7c, 0x12, 0xc8")	/* SLWPCB, XOP.L = 1 */
 UD_FN(ud_pp, ".byte 0x8f, 0xe9, 0x79, 0x12, 0xc8")	/* pp = 01 */
 UD_FN(ud_vvvv, ".byte 0x8f, 0xe9, 0x70, 0x12, 0xc8")	/* vvvv = 0001 */
@@ -519,6 +524,206 @@ static void test_random(void)
 	pin_u("the Random generator runs on across LWPCBs");
 	result(nrec[0] != nrec[1] || strcmp(pattern[0], pattern[1]),
 	       "Random: two LWPCBs loaded one after the other reload differently");
+}
+
+/* EventId 2 records of ire_loop() with @period from its first instruction */
+static int ire_records_ok(const struct lwp_rec *r, unsigned int first, unsigned int nslots,
+			  unsigned int n, unsigned int period)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct lwp_rec *rec = &r[(first + i) % nslots];
+		uint64_t want = (period * (i + 1)) % 2 ? (uintptr_t)ire_jnz : (uintptr_t)ire_dec;
+
+		if (rec->id != 2 || rec->ip != want) {
+			printf("# record %u (slot %u): id %u ip %#llx (expected %#llx)\n", i,
+			       (first + i) % nslots, rec->id, (unsigned long long)rec->ip,
+			       (unsigned long long)want);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * The ring wraps past its end: LWPINS records read by a consumer that
+ * moves the tail, and instructions retired records with no consumer.
+ */
+static void test_wrap(void)
+{
+	unsigned int i, k, got = 0, ok = 1;
+
+	setup(F_VAL, 32, 0);
+	cb.head = cb.tail = 24 * 32;
+	__llwpcb(&cb);
+	for (k = 0; k < 10; k++) {
+		for (i = 0; i < 10; i++)
+			__lwpins64(0, 10 * k + i, 0);
+		__slwpcb();	/* writes the head to the LWPCB */
+		asm volatile("" ::: "memory");
+		while (cb.tail != cb.head) {
+			ok &= ring[cb.tail / 32].id == 255 && ring[cb.tail / 32].data1 == got;
+			got++;
+			cb.tail = (cb.tail + 32) % (32 * 32);
+		}
+		asm volatile("" ::: "memory");
+	}
+	__llwpcb(NULL);
+	result(ok && got == 100 && cb.head == (24 + 100) % 32 * 32 && cb.missed == 0,
+	       "100 LWPINS records through a 32-slot ring from slot 24, the tail moved "
+	       "after every 10: %u read in order%s, head %u (expected %u), MissedEvents %llu",
+	       got, ok ? "" : " (out of order)", cb.head, (24 + 100) % 32 * 32,
+	       (unsigned long long)cb.missed);
+
+	setup(F_IRE, 32, 16);
+	cb.head = cb.tail = 20 * 32;
+	ire_loop(&cb, 170, 0);	/* 341 instructions: 20 records */
+	result(cb.head == 8 * 32 && cb.missed == 0 && ire_records_ok(ring, 20, 32, 20, 17),
+	       "20 instructions retired records from slot 20 of 32 wrap to slots 0-7 in order: "
+	       "head %u (expected 256), MissedEvents %llu", cb.head,
+	       (unsigned long long)cb.missed);
+
+	/* a tail beyond the ring: slot 5 */
+	setup(F_VAL, 32, 0);
+	cb.tail = 32 * 32 + 5 * 32;
+	__llwpcb(&cb);
+	for (i = 0, ok = 1; i < 8; i++)
+		ok &= __lwpins64(0, i, 0) == (i >= 4);
+	__llwpcb(NULL);
+	pin_u("a tail beyond the ring counts modulo the ring size");
+	result(ok && cb.head == 4 * 32 && cb.missed == 4,
+	       "a tail of 37 slots in a 32-slot ring is slot 5: 4 records fit, CF=1 after, "
+	       "head %u (expected 128), MissedEvents %llu (expected 4)", cb.head,
+	       (unsigned long long)cb.missed);
+}
+
+/*
+ * Record stores into ring pages the kernel has not populated: the first
+ * store into each page is a #PF, the kernel maps the page, and the record
+ * stays pending until the next user-mode instruction stores it (lwp-spec
+ * section 5.6).  No record is lost, none is stored twice.
+ */
+static void test_fault_retry(void)
+{
+	const unsigned int n = 4000, period = 17, nslots = 512;
+	const unsigned int expected = (1 + 2 * n) / period;	/* 470 records, 4 pages */
+	struct rusage before, after;
+	struct lwp_rec *r;
+	long faults;
+
+	r = mmap(NULL, nslots * sizeof(*r), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED) {
+		result(0, "mmap of a ring: %s", strerror(errno));
+		return;
+	}
+	setup(F_IRE, nslots, period - 1);
+	cb.base = (uintptr_t)r;
+	getrusage(RUSAGE_SELF, &before);
+	ire_loop(&cb, n, 0);
+	getrusage(RUSAGE_SELF, &after);
+	faults = after.ru_minflt - before.ru_minflt;
+	pin_u("a record whose store faulted is stored by the next user-mode instruction");
+	result(faults >= 4 && nrecords() == expected && cb.missed == 0 &&
+	       ire_records_ok(r, 0, nslots, expected, period),
+	       "records into 4 ring pages not yet populated: %ld page faults, %u records in "
+	       "order (expected %u), MissedEvents %llu", faults, nrecords(), expected,
+	       (unsigned long long)cb.missed);
+	munmap(r, nslots * sizeof(*r));
+}
+
+/*
+ * LWP_CFG written while LWP runs masks the running instance's events
+ * (lwp-spec section 3.2).  The write is a pwrite() on /dev/cpu/0/msr whose
+ * SYSCALL overflows EventCounter2: that record is pending at the syscall
+ * and must reach the ring when LLWPCB stops LWP.
+ */
+static void test_cfg_masks(int fd)
+{
+	uint64_t masked = lwp_cfg & ~(uint64_t)F_IRE;
+	volatile unsigned int spin;
+	uint32_t flags;
+	long ret;
+
+	setup(F_IRE | F_VAL, NREC, 16);
+	cb.ev[0].interval = cb.ev[0].counter = 0;	/* every LWPVAL */
+	cb.ev[1].counter = 5;		/* the 6th instruction: SYSCALL */
+	ret = cfg_syscall(&cb, fd, &masked);
+	for (spin = 0; spin < 1000; spin++)
+		;
+	__lwpval64(0x1234, 7, 0);
+	__llwpcb(NULL);
+	flags = cb.flags;
+	if (pwrite(fd, &lwp_cfg, 8, MSR_LWP_CFG) != 8)
+		printf("# could not restore LWP_CFG %#llx: %s\n", (unsigned long long)lwp_cfg,
+		       strerror(errno));
+	result(ret == 8, "WRMSR LWP_CFG through /dev/cpu/0/msr with LWP running (%ld)", ret);
+	result(flags == (effective(F_IRE | F_VAL) & ~F_IRE),
+	       "LWP_CFG without EventId 2 masks the running instance's Flags: %#x (expected %#x)",
+	       flags, effective(F_IRE | F_VAL) & ~F_IRE);
+	result(nrecords() == 2 && ring[0].id == 2 && ring[0].ip == (uintptr_t)cfg_syscall_insn &&
+	       ring[1].id == 1 && ring[1].data2 == 0x1234,
+	       "then no EventId 2 records but the SYSCALL's, and LWPVAL records: %u records "
+	       "(expected 2: EventId 2 at the SYSCALL, EventId 1)", nrecords());
+
+	setup(F_IRE, NREC, 16);
+	cb.ev[1].counter = 5;
+	ret = cfg_syscall(&cb, fd, &masked);
+	__llwpcb(NULL);
+	if (pwrite(fd, &lwp_cfg, 8, MSR_LWP_CFG) != 8)
+		printf("# could not restore LWP_CFG: %s\n", strerror(errno));
+	pin_u("LLWPCB stores a pending record into the old ring");
+	result(ret == 8 && nrecords() == 1 && ring[0].id == 2 &&
+	       ring[0].ip == (uintptr_t)cfg_syscall_insn,
+	       "a record pending while LWP_CFG masks its event reaches the ring at LLWPCB: "
+	       "%u records (expected 1, at the SYSCALL)", nrecords());
+}
+
+/*
+ * WRMSR LWP_CBADDR = 0 stops a running LWP (lwp-spec section 3.3), here
+ * from the thread itself on CPU 0.  If the kernel switched tasks between
+ * the SYSCALL and the WRMSR, it restores LWP from the task's XSAVE image
+ * on the way back, so a try can find LWP on: up to 3 tries.
+ */
+static void test_cbaddr_off(int fd)
+{
+	const uint64_t zero = 0;
+	int tries, err = 0;
+	void *p = &cb;
+	uint8_t cf;
+
+	for (tries = 0; tries < 3 && p; tries++) {
+		setup(F_VAL, 32, 0);
+		__llwpcb(&cb);
+		__lwpins64(0, 1, 0);
+		__lwpins64(0, 2, 0);
+		if (pwrite(fd, &zero, 8, MSR_LWP_CBADDR) != 8)
+			err = errno;
+		p = __slwpcb();
+	}
+	result(!err && !p, "WRMSR LWP_CBADDR 0 stops the running LWP: SLWPCB returns %p "
+	       "(%d tries, %s)", p, tries, strerror(err));
+	cf = __lwpins64(0, 3, 0);
+	result(cf == 0 && ring[2].id == 0, "LWPINS after it stores nothing (CF %u)", cf);
+	pin_u("WRMSR LWP_CBADDR 0 flushes nothing to the LWPCB");
+	result(cb.head == 0 && ring[0].data1 == 1 && ring[1].data1 == 2,
+	       "the records stored before it stay, the LWPCB's head is not written (%u)",
+	       cb.head);
+	__llwpcb(NULL);
+}
+
+static void test_msr_paths(void)
+{
+	int fd = open("/dev/cpu/0/msr", O_RDWR);
+
+	if (fd < 0) {
+		skip("LWP_CFG and LWP_CBADDR written while LWP runs", "no /dev/cpu/0/msr");
+		return;
+	}
+	test_cfg_masks(fd);
+	test_cbaddr_off(fd);
+	close(fd);
 }
 
 static void test_unmapped_ring(void)
@@ -865,7 +1070,6 @@ static void program_cfg(void)
 
 int main(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	uint32_t r[4];
 	cpu_set_t set;
 	long err;
@@ -883,8 +1087,6 @@ int main(void)
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	sched_setaffinity(0, sizeof(set), &set);
-	sigaction(SIGILL, &sa, NULL);
-	sigaction(SIGSEGV, &sa, NULL);
 
 	test_not_granted();
 	err = syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_LWP);
@@ -933,6 +1135,9 @@ int main(void)
 	test_xsave();
 	test_xsave_mid_block();
 	test_threads();
+	test_wrap();
+	test_fault_retry();
+	test_msr_paths();
 	test_unmapped_ring();
 	printf("1..%d\n", ntest);
 	return nfail ? 1 : 0;

@@ -7,6 +7,7 @@
 #include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "trap.h"
 
 #define MSR_LWP_CFG	0xc0000105
 #define MSR_LWP_CBADDR	0xc0000106
@@ -52,6 +54,32 @@ static int has_lwp(void)
 		return 0;
 	cpuid(0x80000001, 0, r);
 	return !!(r[2] & (1u << 15));
+}
+
+/* The LWP instructions as bytes: the compiler may not know them */
+#define INSN_FN(name, bytes) \
+	static void name(void) { asm volatile(bytes ::: "rax", "memory"); }
+INSN_FN(llwpcb_eax, "xor %%eax, %%eax; .byte 0x8f, 0xe9, 0x78, 0x12, 0xc0")
+INSN_FN(slwpcb_eax, ".byte 0x8f, 0xe9, 0x78, 0x12, 0xc8")
+INSN_FN(lwpins_eax, ".byte 0x8f, 0xea, 0x78, 0x12, 0xc0, 0, 0, 0, 0")
+INSN_FN(lwpval_eax, ".byte 0x8f, 0xea, 0x78, 0x12, 0xc8, 0, 0, 0, 0")
+
+static void test_no_lwp_insns(void)
+{
+	static const struct {
+		void (*fn)(void);
+		const char *name;
+	} insn[] = {
+		{ llwpcb_eax, "LLWPCB" }, { slwpcb_eax, "SLWPCB" },
+		{ lwpins_eax, "LWPINS" }, { lwpval_eax, "LWPVAL" },
+	};
+	unsigned int i;
+	int sig;
+
+	for (i = 0; i < sizeof(insn) / sizeof(insn[0]); i++) {
+		sig = trap(insn[i].fn);
+		result(sig == SIGILL, "no LWP: %s raises #UD (signal %d)", insn[i].name, sig);
+	}
 }
 
 static void test_no_lwp(int fd)
@@ -163,6 +191,7 @@ int main(void)
 	if (!has_lwp()) {
 		printf("# this CPU has no LWP (CPUID 8000_0001 ECX[15] = 0)\n");
 		test_no_lwp(fd);
+		test_no_lwp_insns();
 	} else {
 		test_cpuid();
 		test_msrs(fd);
