@@ -55,7 +55,8 @@ help:
 	@echo "make kernel | qemu | perf | initramfs   build one piece (perf: tools/perf of the tree)"
 	@echo "make check-series every kernel patch builds; !CPU_SUP_AMD, !PERF_EVENTS build (slow)"
 	@echo "make check-perf   the whole perf test on the series' kernel and on the base, compared (slow)"
-	@echo "make bench        instruction counts of the context-switch path (TCG plugin)"
+	@echo "make bench        instruction counts of the context-switch path (TCG plugin), the emulator"
+	@echo "                  against stock QEMU in host instructions (valgrind)"
 	@echo "make fuzz         trinity against the lwp PMU on the debug kernel, unprivileged (slow)"
 	@echo "make deps         install the Debian packages the harness needs"
 	@echo "Options: FAST=1 (check without the debug kernel), DEBUG=1 (demo/shell/bench on the debug kernel),"
@@ -134,7 +135,7 @@ fuzz: qemu
 
 clean:
 	rm -rf build/kernel build/kernel-debug build/kernel-bisect build/kernel-base build/kernel-noamd \
-		build/kernel-noperf build/qemu-build build/kselftests build/bench build/fuzz build/perf build/perf-install \
+		build/kernel-noperf build/qemu-build build/stock build/kselftests build/bench build/fuzz build/perf build/perf-install \
 		build/initramfs.root build/initramfs.cpio.gz build/check build/check-perf
 
 # also drops the work trees; refuses while they hold unexported work

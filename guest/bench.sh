@@ -2,10 +2,18 @@
 # make bench: the measured guest workloads.  "bench.sh ROUNDS": the pipe
 # ping-pong (the host's insncount plugin counts instructions between its
 # markers); "bench.sh lwp:ROUNDS": the same under perf record -e
-# lwp/instructions/, "lwpa:ROUNDS" under perf record -a; "bench.sh speed": the emulator's speed with LWP off and on.
+# lwp/instructions/, "lwpa:ROUNDS" under perf record -a; "bench.sh speed":
+# the emulator's speed with LWP off and on; "once:off|on:N": the tight
+# loop once (make bench counts the emulator's host instructions).
 cd /tmp
 case "$1" in
 speed) lwp-speed ;;
+once:*)
+	# once:off|on:N - the tight loop once, N iterations, LWP off or on
+	n=${1##*:}
+	mode=${1#once:}
+	lwp-speed once "${mode%%:*}" "$n"
+	;;
 samples:*)
 	# samples:EVENT:PERIOD:N[:a|:c] - the compute loop, sampled with
 	# EVENT ("none": not sampled) every PERIOD events, or FREQ times a

@@ -5,6 +5,11 @@
  * and branches retired (EventIds 2 and 3, records every ~10^5 events),
  * interleaved five times in one run; medians.  Prints guest instructions
  * per second both ways and the ratio, for `make bench`.
+ * "lwp-speed once off|on N" runs the tight loop once, N iterations, for
+ * `make bench` to count the emulator's host instructions under valgrind:
+ * it prints LWP-ONCE-START, idles 3 s, runs the loop, prints LWP-ONCE-END
+ * and idles 3 s, so that the host can switch the count on and off while
+ * the emulator has next to nothing to do.
  */
 // harness-cflags: -O2 -mlwp
 #define _GNU_SOURCE
@@ -108,6 +113,21 @@ static void measure(const char *name, void (*loop)(unsigned long), unsigned long
 	       (unsigned long)(insns / 100000) + n / 10000);
 }
 
+/* The markers of "lwp-speed once", each followed by 3 s of idle */
+static void once_start(void)
+{
+	printf("LWP-ONCE-START\n");
+	fflush(stdout);
+	sleep(3);
+}
+
+static void once_end(void)
+{
+	printf("LWP-ONCE-END\n");
+	fflush(stdout);
+	sleep(3);
+}
+
 static int xcr0_lwp(void)
 {
 	uint32_t lo, hi;
@@ -136,8 +156,18 @@ static void program_cfg(void)
 		close(fd);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int once = argc == 4 && !strcmp(argv[1], "once");
+	int lwp = once && !strcmp(argv[2], "on");
+
+	if (once && !lwp) {
+		once_start();
+		tight_loop(strtoul(argv[3], NULL, 0));
+		once_end();
+		printf("LWP-ONCE: tight loop, %s iterations, LWP off\n", argv[3]);
+		return 0;
+	}
 	/* the grant, or a test kernel that sets XCR0[62] for everyone */
 	if (syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, 62)) {
 		if (!xcr0_lwp()) {
@@ -145,6 +175,14 @@ int main(void)
 			return 0;
 		}
 		program_cfg();
+	}
+	if (once) {
+		once_start();
+		run(tight_loop, strtoul(argv[3], NULL, 0), 1);
+		once_end();
+		printf("LWP-ONCE: tight loop, %s iterations, LWP on, %lu records\n", argv[3],
+		       records);
+		return 0;
 	}
 	measure("tight loop (5 insns, 1 branch)", tight_loop, 20000000, 5);
 	measure("straight loop (18 insns, 1 branch)", straight_loop, 10000000, 18);

@@ -66,7 +66,7 @@ pingpong() {
 
 	step "boot $cpu with the plugin, $rounds ping-pong rounds ($label)" \
 		bench_boot --append "harness.bench=$arg" --log "$log" \
-		--qemu-arg=-plugin --qemu-arg="$plugin,marker=$marker,out=$counts$args"
+		--qemu-arg=-plugin --qemu-arg="$plugin,marker=$marker,out=$counts,profile=$out/profile-$label.txt$args"
 
 	switches=$(sed -n 's/.*pingpong: rounds=[0-9]* switches=\([0-9]*\).*/\1/p' "$log" | tail -1)
 	[ -n "$switches" ] && [ "$switches" -gt 0 ] || die "the guest did not report its context switches (log: $log)"
@@ -79,7 +79,9 @@ pingpong() {
 			$1 == "range" && $2 != "kernel" && $2 != "user" { t += $3 }
 			END { printf "%-28s %12d total  %10.1f per switch\n", "sum", t, t / sw }' "$counts"
 	} | tee -a "$out/results.txt"
+	attribution="$attribution $label:$switches:$out/profile-$label.txt"
 }
+attribution=
 
 echo "# make bench: $(date -u +%F) kernel $(cat "$kout/include/config/kernel.release" 2>/dev/null) cpu $cpu" |
 	tee "$out/results.txt"
@@ -90,6 +92,13 @@ if grep -q ' amd_lwp_pmu_init$' "$map"; then
 	# (c) the same, profiled by a CPU-wide event (perf record -a)
 	pingpong lwp-a "lwpa:$rounds"
 fi
+# every kernel instruction of a switch, by function: what LWP adds
+{
+	echo "# the context switch by function: kernel instructions per switch between the markers,"
+	echo "# unprofiled (plain), both processes profiled per task (lwp) and CPU-wide (lwp-a)"
+	# shellcheck disable=SC2086 # one word per run
+	"$TOP/scripts/switch-attribution.py" "$map" $attribution | sed 's/^/SWITCH-ATTRIBUTION /'
+} | tee -a "$out/results.txt"
 
 # The cost of a sample: the same compute loop unsampled, sampled by
 # lwp/instructions/ and by cpu-clock; guest kernel instructions between the
@@ -152,6 +161,84 @@ if grep -q ' amd_lwp_pmu_init$' "$map"; then
 			awk -v e="$e" -v n="$n" '$1 ~ /^(perf_lwp_|lwp_|perf_output|__output_copy|perf_prepare|perf_event_account)/ { t += $2 }
 			END { printf "SAMPLE-PATH %-8s %10.1f kernel insns per sample in perf_lwp_*, lwp_*, perf_output_*, __output_copy, perf_prepare_*\n", e, t / n }'
 	done | tee -a "$out/results.txt"
+fi
+
+# The emulator's own cost in host instructions (valgrind's count of what
+# qemu-system-x86_64 executes, not wall clock): the tight loop of
+# guest/lwp-speed.c (5 instructions, one branch) run once in a boot, under
+# callgrind with the count switched on at its LWP-ONCE-START marker and
+# off at its LWP-ONCE-END marker (the guest idles 3 s after each, so the
+# switch lands while the emulator does next to nothing), at two lengths:
+# their difference leaves out what the count cannot (timer ticks, the
+# markers).  On the base's QEMU built alike (stock, scripts/build-qemu.sh
+# stock), and on the series' with LWP off and with LWP counting
+# instructions and branches.  HOST_N1/HOST_N2: the two lengths; HOST=0
+# leaves this part out.
+host_n1=${HOST_N1:-10000000}
+host_n2=${HOST_N2:-210000000}
+# wait_line FILE TEXT PID: until FILE has TEXT; fails if PID ends first
+wait_line() {
+	until grep -q "$2" "$1" 2>/dev/null; do
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.2
+	done
+}
+# hostcount LABEL QEMU CPU MODE N: prints the host instructions of the loop
+hostcount() {
+	local label=$1 qemu=$2 hcpu=$3 mode=$4 n=$5 wrap=$out/host-$1-$5.sh
+	local vg=$out/valgrind-$1-$5.log log=$out/serial-host-$1-$5.log cg=$out/callgrind-$1-$5.out
+	local boot pid ir
+	cat >"$wrap" <<-EOS
+	#!/bin/sh
+	exec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=$cg \
+		--smc-check=all-non-file --log-file=$vg $qemu "\$@"
+	EOS
+	chmod +x "$wrap"
+	rm -f "$log"
+	# no_timer_check: so slow a CPU fails the kernel's check of the timer
+	QEMU_BIN=$wrap cpu=$hcpu bench_boot --append "no_timer_check harness.bench=once:$mode:$n" \
+		--log "$log" --timeout 3600 >/dev/null &
+	boot=$!
+	wait_line "$log" LWP-ONCE-START $boot || die "the boot under valgrind ($label, $n) failed (log: $log)"
+	pid=$(pgrep -f -- "--callgrind-out-file=$cg") || die "no valgrind process for $cg"
+	callgrind_control -i on "$pid" >/dev/null 2>&1
+	wait_line "$log" LWP-ONCE-END $boot || die "the loop under valgrind ($label, $n) did not end (log: $log)"
+	callgrind_control -i off "$pid" >/dev/null 2>&1
+	wait "$boot" || die "the boot under valgrind ($label, $n) failed (log: $log)"
+	grep -q "LWP-ONCE: tight loop, $n iterations, LWP $mode" "$log" ||
+		die "the guest did not run the loop ($label, $n; log: $log)"
+	ir=$(sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$vg")
+	[ -n "$ir" ] || die "no instruction count from valgrind ($vg)"
+	echo "$ir"
+}
+if [ "${HOST:-1}" != 0 ]; then
+	need_cmd valgrind
+	"$TOP/scripts/build-qemu.sh" stock
+	stock=$BUILD/stock/qemu-build/qemu-system-x86_64
+	# stock QEMU 7.2 hangs Linux on Opteron_G5 unless XSAVEOPT is on
+	# (the first two patches of the series fix that)
+	stock_cpu=${cpu%%,*},+xsaveopt
+	: >"$out/host.txt"
+	for run in "stock $stock $stock_cpu off" "series-off $QEMU_BIN $cpu off" \
+		   "series-on $QEMU_BIN $cpu on"; do
+		# shellcheck disable=SC2086 # four words
+		set -- $run
+		note "boots on $3 under valgrind: the tight loop $host_n1 and $host_n2 times ($1)"
+		a=$(hostcount "$1" "$2" "$3" "$4" "$host_n1")
+		b=$(hostcount "$1" "$2" "$3" "$4" "$host_n2")
+		echo "$1 $a $b" >>"$out/host.txt"
+	done
+	awk -v n1="$host_n1" -v n2="$host_n2" '
+		{ per[$1] = ($3 - $2) / (n2 - n1); a[$1] = $2; b[$1] = $3 }
+		END {
+			printf "# the emulator in host instructions (valgrind): the tight loop, 5 guest\n"
+			printf "# instructions an iteration, %d and %d iterations in a boot each\n", n1, n2
+			for (k in per)
+				printf "HOST-INSNS %-10s %14.0f %14.0f  %6.2f host insns per iteration\n", k, a[k], b[k], per[k]
+			printf "HOST-INSNS LWP off / stock: %.3fx; LWP on / stock: %.3fx; LWP on / off: %.3fx\n",
+				per["series-off"] / per["stock"], per["series-on"] / per["stock"],
+				per["series-on"] / per["series-off"]
+		}' "$out/host.txt" | tee -a "$out/results.txt"
 fi
 
 # The emulator's speed with LWP counting, without the plugin: the same

@@ -37,6 +37,8 @@ PKGS=(
 	ccache
 	# make fuzz: the system call fuzzer
 	trinity
+	# make bench: the emulator's host instructions
+	valgrind
 )
 
 installed=$( (dpkg-query -W -f='${Package} ${Status}\n' "${PKGS[@]}" 2>/dev/null || true) |
