@@ -11,9 +11,10 @@ figure in each run and, for the others, the difference, grouped into the
 LWP low layer (XSAVE of the LWP state, the switch hook, the threshold
 interrupt), the lwp PMU driver, perf core (by name) and the rest of the
 kernel; then each group's sum over all its functions, and the total."""
-import bisect
 import re
 import sys
+
+from kprofile import SystemMap
 
 GROUPS = [
     ("LWP low layer", re.compile(r"^(lwp_|xsave_lwp|xrstor_lwp|xfeature_lwp_|__switch_to_xtra$"
@@ -33,36 +34,15 @@ def group_of(name):
     return len(GROUPS) - 1
 
 
-def load_syms(path):
-    syms = []
-    with open(path) as f:
-        for line in f:
-            addr, kind, name = line.split()[:3]
-            if kind in "tTwW":
-                syms.append((int(addr, 16), re.sub(r"\.(isra|constprop|part|cold)\.\d+$", "", name)))
-    syms.sort()
-    return [a for a, _ in syms], [n for _, n in syms]
-
-
-def load_profile(path, starts, names, switches):
-    per = {}
-    with open(path) as f:
-        for line in f:
-            addr, count = line.split()
-            i = bisect.bisect_right(starts, int(addr, 16)) - 1
-            name = names[i] if i >= 0 else "?"
-            per[name] = per.get(name, 0) + int(count)
-    return {k: v / switches for k, v in per.items()}
-
-
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    starts, names = load_syms(sys.argv[1])
+    smap = SystemMap(sys.argv[1])
     runs = []
     for arg in sys.argv[2:]:
         label, switches, path = arg.split(":", 2)
-        runs.append((label, load_profile(path, starts, names, float(switches))))
+        per = smap.profile(path)
+        runs.append((label, {k: v / float(switches) for k, v in per.items()}))
     base = runs[0][1]
     funcs = set()
     for _, per in runs:
@@ -82,7 +62,7 @@ def main():
                 sums[g][i] += v
             if any(abs(v - vals[0]) >= 0.5 for v in vals[1:]):
                 rows.append((f, vals))
-        rows.sort(key=lambda r: -max(abs(v - r[1][0]) for v in r[1][1:]))
+        rows.sort(key=lambda r: (-max(abs(v - r[1][0]) for v in r[1][1:]), r[0]))
         print("-- %s" % gname)
         for f, vals in rows:
             print("  %-32s" % f + "".join("%*.1f" % (width, v) for v in vals) +
