@@ -2,7 +2,8 @@
 # make bench: the measured guest workloads.  "bench.sh ROUNDS": the pipe
 # ping-pong (the host's insncount plugin counts instructions between its
 # markers); "bench.sh lwp:ROUNDS": the same under perf record -e
-# lwp/instructions/, "lwpa:ROUNDS" under perf record -a; "bench.sh speed":
+# lwp/instructions/, "lwpa:ROUNDS" under perf record -a, "sw:ROUNDS" and
+# "swa:ROUNDS" under a task-clock event, per task and CPU-wide; "bench.sh speed":
 # the emulator's speed with LWP off and on; "once:off|on:N": the tight
 # loop once (make bench counts the emulator's host instructions).
 cd /tmp
@@ -51,6 +52,14 @@ lwp:* | lwpa:*)
 		echo "bench: no lwp PMU on this CPU"
 		pingpong "${1#*:}"
 	fi
+	;;
+sw:* | swa:*)
+	# the same under a software event (task-clock) per task or CPU-wide:
+	# perf core's own cost of profiling a switch, for reference
+	scope=
+	case "$1" in swa:*) scope=-a ;; esac
+	# shellcheck disable=SC2086 # scope is one word or none
+	perf record -q $scope -e task-clock -c 100000000 -o /tmp/pp.data -- pingpong "${1#*:}"
 	;;
 *) pingpong "${1:-20000}" ;;
 esac

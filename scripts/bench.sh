@@ -92,10 +92,15 @@ if grep -q ' amd_lwp_pmu_init$' "$map"; then
 	# (c) the same, profiled by a CPU-wide event (perf record -a)
 	pingpong lwp-a "lwpa:$rounds"
 fi
+# (d) perf core's own part, for reference: a software event (task-clock,
+# one sample in 100 ms) per task and CPU-wide, no sched_task callback
+pingpong sw "sw:$rounds"
+pingpong sw-a "swa:$rounds"
 # every kernel instruction of a switch, by function: what LWP adds
 {
 	echo "# the context switch by function: kernel instructions per switch between the markers,"
-	echo "# unprofiled (plain), both processes profiled per task (lwp) and CPU-wide (lwp-a)"
+	echo "# unprofiled (plain), both processes profiled per task (lwp) and CPU-wide (lwp-a),"
+	echo "# and by task-clock per task (sw) and CPU-wide (sw-a)"
 	# shellcheck disable=SC2086 # one word per run
 	"$TOP/scripts/switch-attribution.py" "$map" $attribution | sed 's/^/SWITCH-ATTRIBUTION /'
 } | tee -a "$out/results.txt"
@@ -116,9 +121,14 @@ sampling() {
 		die "the sampling boot ($label) failed (log: $log)"
 	grep -q '^markers 2$' "$counts" || die "the plugin did not see both markers ($counts)"
 	n=$(sed -n 's/.*bench: samples=\([0-9]*\).*/\1/p' "$log" | tail -1)
-	echo "$label $(awk '$1 == "range" && $2 == "kernel" { print $3 }' "$counts") ${n:-0}"
+	# timer ticks: how often the plugin saw update_process_times' first
+	# instruction
+	t=$(awk -v a="$tick" '$1 == a { print $2 }' "$out/profile-samples-$1.txt")
+	echo "$label $(awk '$1 == "range" && $2 == "kernel" { print $3 }' "$counts") ${n:-0} ${t:-0}"
 }
-if grep -q ' amd_lwp_pmu_init$' "$map"; then
+tick=$(awk '$3 == "update_process_times" { print $1 }' "$map")
+# SAMPLES=0 leaves this part out.
+if [ "${SAMPLES:-1}" != 0 ] && grep -q ' amd_lwp_pmu_init$' "$map"; then
 	step "boot $cpu with the plugin, the cost of a sample (lwp vs cpu-clock)" true
 	{
 		sampling none none 0
@@ -129,13 +139,13 @@ if grep -q ' amd_lwp_pmu_init$' "$map"; then
 		sampling cpu-clock cpu-clock 10000
 	} >"$out/samples.txt"
 	awk -v loop="$loop_n" '
-		{ k[$1] = $2; n[$1] = $3 }
+		{ k[$1] = $2; n[$1] = $3; t[$1] = $4 }
 		END {
 			printf "# the cost of a sample: a %d-iteration loop, guest kernel instructions\n", loop
-			printf "# between the markers beyond the unsampled run (%d), per sample\n", k["none"]
+			printf "# between the markers beyond the unsampled run (%d, %d timer ticks), per sample\n", k["none"], t["none"]
 			for (e in n) if (e != "none" && n[e] > 0) {
 				c[e] = (k[e] - k["none"]) / n[e]
-				printf "SAMPLE-COST %-10s %8d samples %14d kernel insns %10.1f per sample\n", e, n[e], k[e], c[e]
+				printf "SAMPLE-COST %-10s %8d samples %14d kernel insns %10.1f per sample (%d timer ticks)\n", e, n[e], k[e], c[e], t[e]
 			}
 			if (c["lwp"] > 0) {
 				printf "SAMPLE-COST cpu-clock/lwp per-sample ratio: %.1fx\n", c["cpu-clock"] / c["lwp"]

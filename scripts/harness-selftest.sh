@@ -140,6 +140,9 @@ else
 fi
 fake_log "not ok 2 something else # exit=1" >"$tmp/notok.txt"
 expect "a failing TAP line fails the run" "FAIL: replay: 10-fake: something else" judge "$tmp/notok.txt"
+fake_log "# 41 samples, 50 expected" "not ok 2 as many samples as records" >"$tmp/notokdiag.txt"
+expect "a failing test's summary line carries what it printed before" \
+	"FAIL: replay: 10-fake: as many samples as records: 41 samples, 50 expected" judge "$tmp/notokdiag.txt"
 fake_log "ok 2 optional # SKIP no hardware" >"$tmp/clean.txt"
 if out=$(judge "$tmp/clean.txt" 2>&1); then
 	printf 'PASS\tharness: a clean serial log passes\t%s\n' "$(tail -1 <<<"$out")"

@@ -124,6 +124,7 @@ def main():
     kmemleak_seen = False
     debug_locks = None
     last_comment = ""
+    comments = []       # the "#" lines since the last test line
     with open(a.log, "w") as log:
         log.write("# %s\n" % " ".join(cmd))
         for raw in proc.stdout:
@@ -144,6 +145,7 @@ def main():
                 m = SUITE_RE.match(text)
                 if m:
                     suite = m.group(1) if m.group(2) == "begin" else None
+                    comments = []
                     if m.group(2) == "end":
                         suite_rcs[m.group(1)] = int(m.group(3))
                 m = EXIT_RE.match(text)
@@ -168,6 +170,7 @@ def main():
                     shell_up = now
             if text.startswith("#") and text.strip("# \t"):
                 last_comment = text.lstrip("# \t")
+                comments = (comments + [last_comment])[-6:]
             m = TAP_RE.match(text)
             if m and suite:
                 show = True
@@ -183,8 +186,13 @@ def main():
                     detail = sk.group(1).strip() or last_comment or "no reason given"
                 elif "#" in detail:
                     name = detail.split("#")[0].strip()
+                if status == "FAIL" and comments and detail == name:
+                    # what the test printed before failing, for the
+                    # summary: often all a CI log keeps of the failure
+                    detail = " | ".join(comments)[-800:]
                 results.append((status, "%s: %s: %s" % (label, suite, name), detail))
                 last_comment = ""
+                comments = []
             if show:
                 print(line, flush=True)
     rc = proc.wait()

@@ -22,7 +22,7 @@ GROUPS = [
     ("lwp PMU driver", re.compile(r"^(perf_lwp_|amd_lwp_pmu_)")),
     ("perf core", re.compile(r"^(__)?(perf_|ctx_|event_|task_ctx_|pmu_ctx_|visit_groups|merge_sched"
                              r"|group_sched|__pmu_ctx|find_get_pmu_context|put_pmu_ctx|get_ctx|put_ctx"
-                             r"|x86_pmu_|rotate_ctx|__get_cpu_context)")),
+                             r"|x86_pmu_|rotate_ctx|__get_cpu_context|task_clock_|cpu_clock_)")),
     ("scheduler and the rest", re.compile(r"")),
 ]
 
