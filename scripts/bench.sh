@@ -60,12 +60,19 @@ done
 marker=$(nm "$BUILD/initramfs.root/harness/bin/pingpong" | awk '$3 == "bench_marker" { print $1 }')
 [ -n "$marker" ] || die "pingpong has no bench_marker symbol"
 
+# The counting boots run under -icount: one guest instruction a
+# nanosecond, no sleeping ahead when idle.  The guest's clock then follows
+# the instructions it runs rather than the host's speed, and a run has the
+# same timer ticks however fast the emulator ran it.
+icount="--qemu-arg=-icount --qemu-arg=shift=0,sleep=off"
+
 # pingpong LABEL BENCH_ARG: one boot with the plugin, the figures per switch
 pingpong() {
 	local label=$1 arg=$2 log=$out/serial-$1.log counts=$out/counts-$1.txt
 
+	# shellcheck disable=SC2086 # icount is two words
 	step "boot $cpu with the plugin, $rounds ping-pong rounds ($label)" \
-		bench_boot --append "harness.bench=$arg" --log "$log" \
+		bench_boot --append "harness.bench=$arg" --log "$log" $icount \
 		--qemu-arg=-plugin --qemu-arg="$plugin,marker=$marker,out=$counts,profile=$out/profile-$label.txt$args"
 
 	switches=$(sed -n 's/.*pingpong: rounds=[0-9]* switches=\([0-9]*\).*/\1/p' "$log" | tail -1)
@@ -106,46 +113,57 @@ pingpong sw-a "swa:$rounds"
 } | tee -a "$out/results.txt"
 
 # The cost of a sample: the same compute loop unsampled, sampled by
-# lwp/instructions/ and by cpu-clock; guest kernel instructions between the
-# markers, minus the unsampled run's, per sample perf got.
-# sampling LABEL EVENT PERIOD [a|c]: prints "LABEL KERNEL_INSNS SAMPLES"
-# (a: a CPU-wide event, perf record -a; c: per-task, with the CPU in each
-# sample as -a has it)
-loop_n=20000000
+# lwp/instructions/ and by cpu-clock, each at two lengths; guest kernel
+# instructions between the markers.  The difference between the two
+# lengths leaves out what does not grow with the loop (perf record's
+# start, what the kernel had left to do from before); less the unsampled
+# loop's difference (the timer ticks), per sample more.  Under -icount, a
+# sampled run has the unsampled run's timer ticks, not more because the
+# emulator ran it slower.
+# sampling LABEL N EVENT PERIOD [a|c]: the loop of N iterations; prints
+# "LABEL N KERNEL_INSNS SAMPLES TICKS" (a: a CPU-wide event, perf record
+# -a; c: per-task, with the CPU in each sample as -a has it)
+loop_n1=${LOOP_N1:-20000000}
+loop_n2=${LOOP_N2:-60000000}
 sampling() {
-	local label=$1 log=$out/serial-samples-$1.log counts=$out/counts-samples-$1.txt n
+	local label=$1 len=$2 log=$out/serial-samples-$1-$2.log
+	local counts=$out/counts-samples-$1-$2.txt prof=$out/profile-samples-$1-$2.txt n t
 
-	bench_boot --append "harness.bench=samples:$2:$3:$loop_n${4:+:$4}" --log "$log" \
-		--qemu-arg=-plugin \
-		--qemu-arg="$plugin,marker=$marker,out=$counts,profile=$out/profile-samples-$1.txt$args" >/dev/null ||
-		die "the sampling boot ($label) failed (log: $log)"
+	# shellcheck disable=SC2086 # icount is two words
+	bench_boot --append "harness.bench=samples:$3:$4:$len${5:+:$5}" --log "$log" \
+		$icount --qemu-arg=-plugin \
+		--qemu-arg="$plugin,marker=$marker,out=$counts,profile=$prof$args" >/dev/null ||
+		die "the sampling boot ($label, $len) failed (log: $log)"
 	grep -q '^markers 2$' "$counts" || die "the plugin did not see both markers ($counts)"
 	n=$(sed -n 's/.*bench: samples=\([0-9]*\).*/\1/p' "$log" | tail -1)
 	# timer ticks: how often the plugin saw update_process_times' first
 	# instruction
-	t=$(awk -v a="$tick" '$1 == a { print $2 }' "$out/profile-samples-$1.txt")
-	echo "$label $(awk '$1 == "range" && $2 == "kernel" { print $3 }' "$counts") ${n:-0} ${t:-0}"
+	t=$(awk -v a="$tick" '$1 == a { print $2 }' "$prof")
+	echo "$label $len $(awk '$1 == "range" && $2 == "kernel" { print $3 }' "$counts") ${n:-0} ${t:-0}"
 }
 tick=$(awk '$3 == "update_process_times" { print $1 }' "$map")
 # SAMPLES=0 leaves this part out.
 if [ "${SAMPLES:-1}" != 0 ] && grep -q ' amd_lwp_pmu_init$' "$map"; then
 	step "boot $cpu with the plugin, the cost of a sample (lwp vs cpu-clock)" true
-	{
-		sampling none none 0
-		sampling lwp lwp/instructions/ 10007
-		sampling lwp-cpu lwp/instructions/ 10007 c
-		sampling lwp-a lwp/instructions/ 10007 a
-		sampling lwp-freq lwp/instructions/ F4000
-		sampling cpu-clock cpu-clock 10000
-	} >"$out/samples.txt"
-	awk -v loop="$loop_n" '
-		{ k[$1] = $2; n[$1] = $3; t[$1] = $4 }
+	for len in $loop_n1 $loop_n2; do
+		sampling none $len none 0
+		sampling lwp $len lwp/instructions/ 10007
+		sampling lwp-cpu $len lwp/instructions/ 10007 c
+		sampling lwp-a $len lwp/instructions/ 10007 a
+		sampling lwp-freq $len lwp/instructions/ F4000
+		sampling cpu-clock $len cpu-clock 10000
+	done >"$out/samples.txt"
+	awk -v n1="$loop_n1" -v n2="$loop_n2" '
+		$2 == n1 { k1[$1] = $3; s1[$1] = $4; t1[$1] = $5 }
+		$2 == n2 { k2[$1] = $3; s2[$1] = $4; t2[$1] = $5 }
 		END {
-			printf "# the cost of a sample: a %d-iteration loop, guest kernel instructions\n", loop
-			printf "# between the markers beyond the unsampled run (%d, %d timer ticks), per sample\n", k["none"], t["none"]
-			for (e in n) if (e != "none" && n[e] > 0) {
-				c[e] = (k[e] - k["none"]) / n[e]
-				printf "SAMPLE-COST %-10s %8d samples %14d kernel insns %10.1f per sample (%d timer ticks)\n", e, n[e], k[e], c[e], t[e]
+			printf "# the cost of a sample: loops of %d and %d iterations, guest kernel instructions\n", n1, n2
+			printf "# between the markers, the difference less the unsampled loops%s (%d - %d,\n", "\047", k2["none"], k1["none"]
+			printf "# %d - %d timer ticks), per sample more\n", t2["none"], t1["none"]
+			for (e in k2) if (e != "none" && s2[e] > s1[e]) {
+				c[e] = ((k2[e] - k1[e]) - (k2["none"] - k1["none"])) / (s2[e] - s1[e])
+				printf "SAMPLE-COST %-10s %8d - %6d samples %12d - %10d kernel insns %8.1f per sample (%d - %d timer ticks)\n",
+					e, s2[e], s1[e], k2[e], k1[e], c[e], t2[e], t1[e]
 			}
 			if (c["lwp"] > 0) {
 				printf "SAMPLE-COST cpu-clock/lwp per-sample ratio: %.1fx\n", c["cpu-clock"] / c["lwp"]
@@ -155,19 +173,19 @@ if [ "${SAMPLES:-1}" != 0 ] && grep -q ' amd_lwp_pmu_init$' "$map"; then
 	# where a sample's instructions go: the top kernel functions, per sample
 	# (the unsampled run's timer ticks included)
 	for e in lwp lwp-cpu lwp-a lwp-freq cpu-clock; do
-		n=$(awk -v e="$e" '$1 == e { print $3 }' "$out/samples.txt")
+		n=$(awk -v e="$e" -v l="$loop_n2" '$1 == e && $2 == l { print $4 }' "$out/samples.txt")
 		[ "${n:-0}" -gt 0 ] || continue
-		echo "# $e: kernel functions, instructions per sample"
-		"$TOP/scripts/profile-syms.py" "$map" "$out/profile-samples-$e.txt" "$n" 8 |
+		echo "# $e: kernel functions, instructions per sample of the longer loop"
+		"$TOP/scripts/profile-syms.py" "$map" "$out/profile-samples-$e-$loop_n2.txt" "$n" 8 |
 			sed "s/^/SAMPLE-PROFILE $e /"
 	done | tee -a "$out/results.txt"
 	# the sample path alone (the driver's drain and output, perf's
 	# output functions), without the timer ticks and the scheduler that
 	# make the kernel totals vary from run to run
 	for e in lwp lwp-cpu lwp-a; do
-		n=$(awk -v e="$e" '$1 == e { print $3 }' "$out/samples.txt")
+		n=$(awk -v e="$e" -v l="$loop_n2" '$1 == e && $2 == l { print $4 }' "$out/samples.txt")
 		[ "${n:-0}" -gt 0 ] || continue
-		"$TOP/scripts/profile-syms.py" "$map" "$out/profile-samples-$e.txt" "$n" 1000 |
+		"$TOP/scripts/profile-syms.py" "$map" "$out/profile-samples-$e-$loop_n2.txt" "$n" 1000 |
 			awk -v e="$e" -v n="$n" '$1 ~ /^(perf_lwp_|lwp_|perf_output|__output_copy|perf_prepare|perf_event_account)/ { t += $2 }
 			END { printf "SAMPLE-PATH %-8s %10.1f kernel insns per sample in perf_lwp_*, lwp_*, perf_output_*, __output_copy, perf_prepare_*\n", e, t / n }'
 	done | tee -a "$out/results.txt"

@@ -120,6 +120,14 @@ if [ $built = 1 ]; then
 		record PASS "$name"
 	fi
 	boot no-lwp-cpu "$CPU_NOLWP"
+	# The LWP CPU model under -icount (the guest's clock follows the
+	# instructions it runs; record/replay builds on it): the emulator's
+	# records and threshold interrupt as without it (QEMU used to abort
+	# at the first threshold interrupt), with Debian's perf; single-threaded
+	# TCG, as icount needs
+	boot icount-lwp-cpu "$CPU_LWP" "$kout" \
+		"harness.suites=20-lwp-emulator,30-lwp-perf,34-lwp-perf-markers harness.perfs=debian" \
+		--accel tcg,thread=single --qemu-arg=-icount --qemu-arg=shift=0,sleep=off
 fi
 
 # The debug kernel (configs/debug.config) on the LWP CPU model, with every
