@@ -42,6 +42,12 @@
  *
  * is the program: it reports on FD whether its failure was injected and
  * whether it has an [lwp] area, then runs the loop.
+ *
+ *   lwp-failinject filter FUNCTION|-
+ *
+ * sets failslab and fail_page_alloc up as a run does (probability 0, the
+ * stack trace filter on FUNCTION, or none for "-"), for failures injected
+ * by probability from the suite.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -566,6 +572,13 @@ int main(int argc, char **argv)
 	unsigned long injected;
 	enum outcome o;
 
+	if (argc == 3 && !strcmp(argv[1], "filter")) {
+		if (strcmp(argv[2], "-") && func_range(argv[2], &lo, &hi)) {
+			fprintf(stderr, "lwp-failinject: %s: not in /proc/kallsyms\n", argv[2]);
+			return 2;
+		}
+		return setup(lo, hi) ? 1 : 0;
+	}
 	if (argc == 6 && !strcmp(argv[1], "target"))
 		return target(atoi(argv[2]), strtoul(argv[3], NULL, 0),
 			      strcmp(argv[4], "-") ? argv[4] : NULL,
